@@ -1,0 +1,93 @@
+# Mini — one Makefile for the compiler, the VM, the tests and the benchmarks.
+#
+#   make            build bin/mini (release: -O2)
+#   make run        install missing build dependencies, build, start the shell
+#   make test       install missing build dependencies, build, run the whole suite
+#   make check-gc   the language tests with a collection at every allocation
+#
+# Switches: MODE=debug|release  GC_STRESS=1  SAN=address,undefined  TSAN=1
+
+MODE ?= release
+CC ?= cc
+BUILD := build/$(MODE)$(if $(GC_STRESS),-gcstress)$(if $(SAN),-san)$(if $(TSAN),-tsan)
+
+CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -pthread -MMD -MP -Icompiler -Ivm -I$(BUILD)/gen
+ifeq ($(MODE),debug)
+  CFLAGS_MODE := -O0 -g
+else
+  CFLAGS_MODE := -O2 -g
+endif
+ifdef GC_STRESS
+  CFLAGS_MODE += -DGC_STRESS=1
+endif
+ifdef SAN
+  CFLAGS_MODE += -fsanitize=$(SAN) -fno-omit-frame-pointer
+  LDFLAGS += -fsanitize=$(SAN)
+endif
+ifdef TSAN
+  CFLAGS_MODE += -fsanitize=thread
+  LDFLAGS += -fsanitize=thread
+endif
+CFLAGS += $(CFLAGS_COMMON) $(CFLAGS_MODE)
+LDLIBS := -lgc -lreadline -lm -pthread
+
+GEN_SRCS := $(BUILD)/gen/lexer.c $(BUILD)/gen/parser.c
+SRCS := $(wildcard compiler/*.c) $(wildcard vm/*.c)
+LIB_SRCS := $(filter-out vm/main.c,$(SRCS))
+OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS)) $(BUILD)/gen/lexer.o $(BUILD)/gen/parser.o
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+
+BIN := bin/mini$(if $(filter-out build/release,$(BUILD)),-$(notdir $(BUILD)))
+
+.PHONY: all run test unit check-gc check-asan check-tsan clean deps bench
+all: $(BIN)
+
+$(BIN): $(BUILD)/vm/main.o $(BUILD)/libmini.a
+	@mkdir -p bin
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libmini.a: $(OBJS)
+	rm -f $@; ar rcs $@ $^
+
+$(BUILD)/%.o: %.c | $(BUILD)/gen/parser.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/parser.c $(BUILD)/gen/parser.h: compiler/parser.y
+	@mkdir -p $(dir $@)
+	bison -Wall -o $(BUILD)/gen/parser.c --header=$(BUILD)/gen/parser.h $<
+
+$(BUILD)/gen/lexer.c $(BUILD)/gen/lexer.h: compiler/lexer.l $(BUILD)/gen/parser.h
+	@mkdir -p $(dir $@)
+	flex -o $(BUILD)/gen/lexer.c --header-file=$(BUILD)/gen/lexer.h $<
+
+# generated code is not ours to warn about
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/gen/lexer.h
+	$(CC) $(CFLAGS) -Wno-unused-function -Wno-sign-compare -Wno-unused-parameter -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmini.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+unit: $(UNIT_BINS)
+
+deps:
+	@sh tests/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./$(BIN)
+
+test: deps
+	@$(MAKE) --no-print-directory all unit
+	@sh tests/run.sh $(BIN) $(BUILD)/tests
+
+check-gc:
+	@$(MAKE) --no-print-directory GC_STRESS=1 MODE=debug all unit
+	@sh tests/run.sh bin/mini-debug-gcstress build/debug-gcstress/tests
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,37 @@
+/* frontend.h — the compiler's front end: source text to a checked AST.
+ *
+ * parse_module() runs the flex lexer, the macro expander and the bison parser
+ * over one file's text; check_module() then looks for the errors Erlang's
+ * compiler reports (unbound and unsafe variables, undefined functions, ...).
+ * Both print every problem as `file:line:col: message`, followed by the
+ * source line and a caret, to stderr, and never abort the program: bad input
+ * of any kind yields an error count, not a crash.
+ */
+#ifndef MINI_FRONTEND_H
+#define MINI_FRONTEND_H
+
+#include "ast.h"
+
+/* Parses a whole module. Returns NULL after printing errors. */
+Module *parse_module(const char *file, const char *src, size_t len);
+
+/* Parses a sequence of expressions separated by ',' and ended by '.', as the
+ * shell and `-eval` read them. Returns NULL after printing errors; sets
+ * *incomplete (when not NULL) to 1 instead of printing when the text ends
+ * before the final '.', so the shell can ask for more lines. */
+Expr **parse_exprs(const char *file, const char *src, size_t len, int *nexprs,
+                   int *incomplete);
+
+/* Checks a parsed module; prints each error; returns the number of errors. */
+int check_module(Module *m);
+
+/* Prints `file:line:col: message`, the source line and a caret under col. */
+void diag_error(const char *file, const char *src, size_t srclen,
+                int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Prints the tree in a readable, stable form (for `mini -P` and tests). */
+#include <stdio.h>
+void ast_dump(FILE *out, const Module *m);
+
+#endif

@@ -1,0 +1,23 @@
+#!/bin/sh
+# deps.sh — checks for the build dependencies (flex, bison, Boehm GC and readline
+# headers, a C compiler) and installs the missing ones with apt-get when it can.
+missing=""
+command -v flex  >/dev/null 2>&1 || missing="$missing flex"
+command -v bison >/dev/null 2>&1 || missing="$missing bison"
+command -v cc    >/dev/null 2>&1 || missing="$missing gcc"
+command -v make  >/dev/null 2>&1 || missing="$missing make"
+for h in gc.h:libgc-dev readline/readline.h:libreadline-dev; do
+  hdr=${h%%:*}; pkg=${h#*:}
+  printf '#include <%s>\nint main(void){return 0;}\n' "$hdr" | cc -E -x c - >/dev/null 2>&1 || missing="$missing $pkg"
+done
+[ -z "$missing" ] && exit 0
+cmd="apt-get install -y$missing"
+if [ "$(id -u)" = 0 ]; then sudo=""
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo "
+else
+  echo "Missing build dependencies:$missing" >&2
+  echo "Install them with:  sudo apt-get update && sudo $cmd" >&2
+  exit 1
+fi
+echo "Installing:$missing"
+${sudo}apt-get update -q >/dev/null && ${sudo}$cmd || { echo "could not install:$missing" >&2; exit 1; }
