@@ -1,0 +1,35 @@
+/* atom.h — the global atom table: text <-> index, shared by all threads.
+ * Atom names live in Boehm memory and are never freed (as in Erlang). */
+#ifndef MINI_ATOM_H
+#define MINI_ATOM_H
+
+#include "term.h"
+
+enum {
+#define ATOM(id, text) ATOM_INDEX_##id,
+#include "atoms.def"
+#undef ATOM
+    ATOM__PRELOADED
+};
+#define ATOM_TERM(id) make_atom(ATOM_INDEX_##id)
+#define AM_false ATOM_TERM(false)
+#define AM_true ATOM_TERM(true)
+#define AM_ok ATOM_TERM(ok)
+#define AM_error ATOM_TERM(error)
+#define AM_undefined ATOM_TERM(undefined)
+#define AM_badarg ATOM_TERM(badarg)
+#define AM_badarith ATOM_TERM(badarith)
+
+#define MAX_ATOM_LENGTH 255         /* characters, as Erlang's limit */
+
+void atom_init(void);
+/* The atom with this text, created if new; THE_NON_VALUE if len is too long. */
+Term atom_intern(const char *name, size_t len);
+Term atom_intern_cstr(const char *name);
+/* The atom with this text if it exists, else THE_NON_VALUE. */
+Term atom_lookup(const char *name, size_t len);
+/* The text of an atom (not NUL-terminated unless *len is ignored: it is). */
+const char *atom_name(Term atom, size_t *len);
+UWord atom_count(void);
+
+#endif

@@ -1,0 +1,40 @@
+/* bif.h — built-in functions: the C signature and the table made from bifs.def.
+ *
+ * A BIF takes its arguments in an array and returns the result, or
+ * THE_NON_VALUE after setting the process's exception (bif_raise and the
+ * BIF_ERROR macro). It allocates with heap_alloc() and never collects, unless
+ * it documents otherwise (garbage_collect/0 uses p->live). The emulator
+ * counts a reduction per call; a BIF that does more work may spend more by
+ * lowering p->reds.
+ */
+#ifndef MINI_BIF_H
+#define MINI_BIF_H
+
+#include "process.h"
+
+typedef Term (*BifFn)(Process *p, Term *args);
+
+typedef struct BifEntry {
+    const char *module, *name;
+    int arity;
+    BifFn fn;
+    int guard;                 /* allowed in guards */
+} BifEntry;
+
+#define BIF(mod, name, arity, fn, guard) Term fn(Process *p, Term *args);
+#include "bifs.def"
+#undef BIF
+
+extern const BifEntry bif_table[];
+extern const int bif_count;
+
+/* Index of a BIF in bif_table, or -1. */
+int bif_lookup(const char *module, const char *name, int arity);
+
+/* Sets the process's exception and returns THE_NON_VALUE. */
+Term bif_raise(Process *p, int cls, Term reason);
+#define BIF_ERROR(p, reason) return bif_raise((p), EXC_ERROR, (reason))
+/* {Tag, Value} errors such as {badkey, K} */
+Term bif_raise_tagged(Process *p, Term tag, Term value);
+
+#endif

@@ -1,0 +1,97 @@
+/* process.h — a Mini process: registers, heap, stack, and its bookkeeping.
+ *
+ * Heap and stack share one block, as in BEAM: the heap grows up from `heap`
+ * to `htop`, the stack grows down from `hend` to `stop`; when they would meet
+ * the process collects (gc.c), which may also give it a bigger block.
+ *
+ *   heap                 htop               stop                 hend
+ *    | live terms ...     |   free words ...  | y slots, CPs ...    |
+ *
+ * A stack frame (made by `allocate N`) is N+1 words: stop[0] is the caller's
+ * continuation pointer, stop[1..N] are the y registers y0..y(N-1). The stack
+ * holds terms, CPs and catch markers (see term.h); the collector treats the
+ * terms as roots and skips the other two.
+ *
+ * Survivors of one minor collection are promoted to the old heap at the next
+ * one (BEAM's high-water mark); the old heap is collected only by a major
+ * (full-sweep) collection.
+ *
+ * Heap fragments: code that cannot collect where it stands (BIFs, and later
+ * message senders) allocates with heap_alloc(), which takes words from the
+ * heap if there is room and otherwise from a malloc'ed fragment hung on
+ * `mbuf`. A fragment's live data is copied into the heap by the next
+ * collection, which then frees the fragment.
+ */
+#ifndef MINI_PROCESS_H
+#define MINI_PROCESS_H
+
+#include "term.h"
+
+#define MAX_REG 256            /* x registers: Erlang's limit on arity is 255 */
+#define MIN_HEAP_SIZE 233      /* words, as Erlang's default: cheap spawns     */
+
+typedef struct HeapFrag {
+    struct HeapFrag *next;
+    size_t size;               /* words in mem                                */
+    size_t used;               /* words handed out                            */
+    Term mem[];
+} HeapFrag;
+
+typedef struct GcStats {
+    UWord minor, major;        /* number of collections                      */
+    UWord words_reclaimed;
+} GcStats;
+
+/* Exception classes, as Erlang's. */
+enum { EXC_ERROR = 1, EXC_EXIT = 2, EXC_THROW = 3 };
+
+struct Module;
+
+typedef struct Process {
+    /* young heap + stack block */
+    Term *heap, *htop, *stop, *hend;
+    Term *high_water;          /* young objects below it survived a collection */
+    /* old generation */
+    Term *old_heap, *old_htop, *old_hend;
+    HeapFrag *mbuf;            /* heap fragments, newest first               */
+    size_t mbuf_words;         /* words in all fragments                     */
+    UWord gen_gcs;             /* minor collections since the last major      */
+    UWord max_gen_gcs;         /* minors before a forced major (default 65535) */
+    GcStats gc;
+
+    /* execution state, saved when the process is not running */
+    const Instr *pc;           /* next instruction                           */
+    const Instr *cp;           /* continuation: where `return` goes          */
+    Term x[MAX_REG];           /* argument / temporary registers             */
+    int arity;                 /* live x registers when descheduled          */
+    SWord reds;                /* reductions left in this time slice         */
+    UWord total_reds;
+
+    /* the exception being raised (THE_NON_VALUE when none) */
+    int exc_class;             /* EXC_*                                      */
+    Term exc_reason;
+    Term exc_trace;            /* stack trace list, built when raised          */
+    const Instr *exc_pc;       /* where it was raised, for the trace           */
+
+    Term dict;                 /* process dictionary: a list of {K,V}        */
+    Term pid;
+    Term initial_call;         /* {M,F,A} literal or NIL                     */
+    Term group_leader;
+    int live;                  /* live x registers at a BIF call (for GC)    */
+} Process;
+
+/* Heap allocation that never collects: see "Heap fragments" above. */
+Term *heap_alloc(Process *p, size_t words);
+
+/* Makes sure `need` words are free between htop and stop, collecting (with
+ * x0..x(live-1) as roots) if not. Returns reductions spent (for the budget). */
+UWord gc_ensure(Process *p, size_t need, int live);
+
+/* A full collection now (erlang:garbage_collect/0). */
+void gc_full(Process *p, int live);
+
+/* Creates and frees a process's memory (not its scheduling state). */
+Process *process_new_memory(size_t heap_words);
+void process_free_memory(Process *p);
+
+#endif
