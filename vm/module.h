@@ -20,6 +20,8 @@ typedef struct Export {
     const Instr *code;             /* entry point, or NULL when not loaded   */
     const struct BifEntry *bif;    /* set for BIFs (code is then NULL)        */
     int special;                   /* EXPORT_APPLY2/3: handled by the emulator */
+    Instr call_stub[3];            /* `call_ext_only arity, this`: where a new
+                                      process starts when it runs this function */
 } Export;
 
 enum { EXPORT_PLAIN = 0, EXPORT_APPLY2 = 2, EXPORT_APPLY3 = 3 };
@@ -55,6 +57,7 @@ typedef struct LoadedModule {
     FunctionInfo *functions; int nfunctions;
     FunEntry *lambdas; int nlambdas;
     LineEntry *lines; int nlines;
+    Term file_term;                /* the file name as a literal string, for traces */
 } LoadedModule;
 
 /* The export entry for M:F/A, created if needed (thread-safe). */

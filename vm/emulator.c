@@ -1,0 +1,613 @@
+/* emulator.c — the interpreter loop: threaded code with computed-goto dispatch.
+ *
+ * Each instruction is its handler's address followed by its operands (see
+ * opcodes.def and loader.c); `pc` points at the instruction being run. The
+ * loop is resumable: everything a process needs to go on (pc, cp, x
+ * registers, stack) lives in the Process, so at the end of its reductions it
+ * simply returns and a later call continues where it left off. Calls are
+ * jumps; a frame is pushed on the process stack by `allocate`, never on the
+ * C stack.
+ *
+ * Errors: a failing instruction sets the process's exception (class, reason)
+ * and jumps to `raise`, which records the stack trace and unwinds the
+ * process stack to the newest catch marker (put there by `try`/`catch`), or
+ * ends the process when there is none. C helpers (BIFs, arithmetic) report
+ * errors by returning THE_NON_VALUE, never by longjmp.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulator.h"
+#include "opcodes.h"
+#include "atom.h"
+#include "bif.h"
+#include "arith.h"
+#include "compare.h"
+#include "literal.h"
+
+#define MAX_TRACE_DEPTH 8          /* frames in a stack trace, as Erlang's default */
+
+static const void *handler_table[OP__COUNT];
+static Instr normal_exit_code[1];
+
+const void *const *emulator_handlers(void) {
+    if (!handler_table[0]) emulator_run(NULL);
+    return handler_table;
+}
+
+Term exception_class_atom(int cls) {
+    switch (cls) {
+    case EXC_EXIT: return ATOM_TERM(exit);
+    case EXC_THROW: return ATOM_TERM(throw);
+    default: return ATOM_TERM(error);
+    }
+}
+
+void emulator_setup_call(Process *p, Export *e, int arity) {
+    const void *const *h = emulator_handlers();
+    e->call_stub[0] = (Instr)h[OP_call_ext_only];
+    e->call_stub[1] = (Instr)arity;
+    e->call_stub[2] = (Instr)e;
+    p->pc = e->call_stub;
+    p->cp = normal_exit_code;
+    p->arity = arity;
+    p->exc_class = 0;
+    p->exc_reason = THE_NON_VALUE;
+    p->exc_trace = NIL;
+}
+
+/* ---- building error terms (all on the heap, through heap_alloc) ---- */
+
+static Term tuple2(Process *p, Term a, Term b) {
+    Term *hp = heap_alloc(p, 3);
+    hp[0] = make_tuple_header(2); hp[1] = a; hp[2] = b;
+    return make_boxed(hp);
+}
+
+static Term tuple4(Process *p, Term a, Term b, Term c, Term d) {
+    Term *hp = heap_alloc(p, 5);
+    hp[0] = make_tuple_header(4); hp[1] = a; hp[2] = b; hp[3] = c; hp[4] = d;
+    return make_boxed(hp);
+}
+
+static Term cons(Process *p, Term h, Term t) {
+    Term *hp = heap_alloc(p, 2);
+    hp[0] = h; hp[1] = t;
+    return make_list(hp);
+}
+
+static Term args_list(Process *p, const Term *args, int n) {
+    Term l = NIL;
+    for (int i = n - 1; i >= 0; i--) l = cons(p, args[i], l);
+    return l;
+}
+
+static Term raise_error(Process *p, Term reason) {
+    p->exc_class = EXC_ERROR;
+    p->exc_reason = reason;
+    p->exc_trace = THE_NON_VALUE;
+    return THE_NON_VALUE;
+}
+
+/* [{file, "f.mini"}, {line, L}] for a code location */
+static Term location(Process *p, LoadedModule *m, int line) {
+    Term loc = NIL;
+    if (line > 0) loc = cons(p, tuple2(p, ATOM_TERM(line), make_small(line)), loc);
+    if (m->file) {
+        if (!m->file_term) {
+            size_t n = strlen(m->file);
+            int *codes = malloc(sizeof(int) * (n + 1));
+            for (size_t i = 0; i < n; i++) codes[i] = (unsigned char)m->file[i];
+            m->file_term = lit_string(codes, n);
+            free(codes);
+        }
+        loc = cons(p, tuple2(p, ATOM_TERM(file), m->file_term), loc);
+    }
+    return loc;
+}
+
+/* One trace entry for the code at pc, or THE_NON_VALUE if it is not in a module. */
+static Term trace_entry(Process *p, const Instr *pc) {
+    LoadedModule *m; const FunctionInfo *fn; int line;
+    if (!module_locate(pc, &m, &fn, &line)) return THE_NON_VALUE;
+    return tuple4(p, m->name, fn->name, make_small(fn->arity), location(p, m, line));
+}
+
+/* The stack trace at pc: the current function, then the callers whose return
+ * addresses are on the stack. `top` (if not THE_NON_VALUE) goes first, for
+ * errors in BIFs and for function_clause, which Erlang reports with the
+ * arguments. */
+static Term build_trace(Process *p, const Instr *pc, const Instr *cp, Term top) {
+    Term frames[MAX_TRACE_DEPTH];
+    int n = 0;
+    const FunctionInfo *cur = NULL;
+    if (top != THE_NON_VALUE) frames[n++] = top;
+    LoadedModule *m; int line;
+    /* function_clause names the function itself in `top` */
+    if (*pc != (Instr)handler_table[OP_func_info]) {
+        Term e = trace_entry(p, pc);
+        if (e != THE_NON_VALUE && n < MAX_TRACE_DEPTH) frames[n++] = e;
+    }
+    module_locate(pc, &m, &cur, &line);
+    /* a function without a frame was called with cp as its return address */
+    Term *s = p->stop;
+    if (cp && cp != normal_exit_code && (s >= p->hend || !is_cp(s[0]) || cp_val(s[0]) != cp)) {
+        const FunctionInfo *cf = NULL;
+        if (module_locate(cp - 1, &m, &cf, &line) && cf != cur && n < MAX_TRACE_DEPTH) {
+            Term e = trace_entry(p, cp - 1);
+            if (e != THE_NON_VALUE) frames[n++] = e;
+        }
+    }
+    for (; s < p->hend && n < MAX_TRACE_DEPTH; s++) {
+        if (!is_cp(*s) || cp_val(*s) == normal_exit_code) continue;
+        Term e = trace_entry(p, cp_val(*s) - 1);
+        if (e != THE_NON_VALUE) frames[n++] = e;
+    }
+    Term l = NIL;
+    for (int i = n - 1; i >= 0; i--) l = cons(p, frames[i], l);
+    return l;
+}
+
+/* Unpacks a proper list into x registers; returns its length or -1. */
+static int unpack_args(Term *x, Term list, int first) {
+    int n = 0;
+    while (is_list(list)) {
+        if (first + n >= MAX_REG - 2) return -1;
+        x[first + n++] = list_head(list);
+        list = list_tail(list);
+    }
+    return is_nil(list) ? n : -1;
+}
+
+RunResult emulator_run(Process *p) {
+    if (!p) {
+#define OP(name, fmt, doc) handler_table[OP_##name] = &&L_##name;
+#include "opcodes.def"
+#undef OP
+        normal_exit_code[0] = (Instr)handler_table[OP_normal_exit];
+        return RUN_DONE;
+    }
+
+    Term *x = p->x;
+    const Instr *pc = p->pc;
+    const Instr *cp = p->cp;
+    SWord reds = REDUCTIONS_PER_SLICE;
+    Export *ep;                      /* target of do_call_export */
+    int arity;                       /* arity of the call being made */
+    Term top_frame = THE_NON_VALUE;  /* extra first trace entry for raise */
+
+    if (p->mbuf) reds -= (SWord)gc_ensure(p, 0, p->arity);
+
+#define SRC(w) (((w) & 3) ? (Term)(w) : ((w) & 4) ? p->stop[(w) >> 3] : x[(w) >> 3])
+#define DST(w) (*(((w) & 4) ? &p->stop[(w) >> 3] : &x[(w) >> 3]))
+#define NEXT() goto *(const void *)*pc
+#define DISPATCH(n) do { pc += (n); NEXT(); } while (0)
+#define FAIL_TO(lbl) do { pc = (const Instr *)(lbl); NEXT(); } while (0)
+#define TEST(cond, size) do { if (cond) DISPATCH(size); else FAIL_TO(pc[1]); } while (0)
+#define RAISE() goto raise
+#define ERROR(reason) do { raise_error(p, (reason)); RAISE(); } while (0)
+/* reductions are counted on calls; at zero the process yields before entering */
+#define ENTER(target, n) do {                                         \
+        pc = (target); arity = (n);                                   \
+        if (--reds <= 0) goto yield;                                  \
+        NEXT();                                                       \
+    } while (0)
+
+    NEXT();
+
+L_label: L_line:
+    /* removed by the loader */
+    abort();
+
+L_func_info: {
+    int a = (int)pc[3];
+    top_frame = tuple4(p, (Term)pc[1], (Term)pc[2], args_list(p, x, a), NIL);
+    raise_error(p, ATOM_TERM(function_clause));
+    RAISE();
+}
+
+L_allocate: {
+    UWord n = pc[1];
+    if ((size_t)(p->stop - p->htop) < n + 1) reds -= (SWord)gc_ensure(p, n + 1, (int)pc[2]);
+    p->stop -= n + 1;
+    p->stop[0] = make_cp(cp);
+    for (UWord i = 1; i <= n; i++) p->stop[i] = NIL;
+    DISPATCH(3);
+}
+
+L_deallocate: {
+    cp = cp_val(p->stop[0]);
+    p->stop += pc[1] + 1;
+    DISPATCH(2);
+}
+
+L_test_heap: {
+    UWord n = pc[1];
+    if ((size_t)(p->stop - p->htop) < n || p->mbuf) reds -= (SWord)gc_ensure(p, n, (int)pc[2]);
+    DISPATCH(3);
+}
+
+L_call:
+    cp = pc + 3;
+    ENTER((const Instr *)pc[2], (int)pc[1]);
+
+L_call_last:
+    cp = cp_val(p->stop[0]);
+    p->stop += pc[3] + 1;
+    ENTER((const Instr *)pc[2], (int)pc[1]);
+
+L_call_only:
+    ENTER((const Instr *)pc[2], (int)pc[1]);
+
+L_call_ext:
+    cp = pc + 3;
+    ep = (Export *)pc[2]; arity = (int)pc[1];
+    goto do_call_export;
+
+L_call_ext_last:
+    cp = cp_val(p->stop[0]);
+    p->stop += pc[3] + 1;
+    ep = (Export *)pc[2]; arity = (int)pc[1];
+    goto do_call_export;
+
+L_call_ext_only:
+    ep = (Export *)pc[2]; arity = (int)pc[1];
+    goto do_call_export;
+
+L_call_fun:
+    cp = pc + 2;
+    arity = (int)pc[1];
+    goto do_call_fun;
+
+L_call_fun_last:
+    cp = cp_val(p->stop[0]);
+    p->stop += pc[2] + 1;
+    arity = (int)pc[1];
+    goto do_call_fun;
+
+L_apply:
+    cp = pc + 2;
+    arity = (int)pc[1];
+    goto do_apply;
+
+L_apply_last:
+    cp = cp_val(p->stop[0]);
+    p->stop += pc[2] + 1;
+    arity = (int)pc[1];
+    goto do_apply;
+
+L_return:
+    pc = cp;
+    NEXT();
+
+L_normal_exit:
+    p->pc = pc;
+    return RUN_DONE;
+
+L_bif: {
+    const BifEntry *b = (const BifEntry *)pc[2];
+    UWord n = pc[5];
+    Term args[8];
+    for (UWord i = 0; i < n; i++) args[i] = SRC(pc[6 + i]);
+    p->live = (int)pc[3];
+    Term r = b->fn(p, args);
+    if (r == THE_NON_VALUE) {
+        if (pc[1]) FAIL_TO(pc[1]);
+        if (p->exc_class == EXC_ERROR && b->fn != bif_error_1 && b->fn != bif_error_2)
+            top_frame = tuple4(p, atom_intern_cstr(b->module), atom_intern_cstr(b->name),
+                               args_list(p, args, (int)n), NIL);
+        RAISE();
+    }
+    DST(pc[4]) = r;
+    reds--;
+    DISPATCH(6 + n);
+}
+
+L_add: {
+    Term a = SRC(pc[3]), b = SRC(pc[4]), r;
+    if (is_small(a) && is_small(b)) {
+        SWord v = small_val(a) + small_val(b);
+        if (fits_small(v)) { DST(pc[5]) = make_small(v); DISPATCH(6); }
+    }
+    r = arith_add(p, a, b);
+    goto arith_result;
+L_sub:
+    a = SRC(pc[3]); b = SRC(pc[4]);
+    if (is_small(a) && is_small(b)) {
+        SWord v = small_val(a) - small_val(b);
+        if (fits_small(v)) { DST(pc[5]) = make_small(v); DISPATCH(6); }
+    }
+    r = arith_sub(p, a, b);
+arith_result:
+    if (r == THE_NON_VALUE) {
+        if (pc[1]) FAIL_TO(pc[1]);
+        top_frame = tuple4(p, ATOM_TERM(erlang),
+                           atom_intern_cstr(*pc == (Instr)&&L_add ? "+" : "-"),
+                           cons(p, a, cons(p, b, NIL)), NIL);
+        RAISE();
+    }
+    DST(pc[5]) = r;
+    DISPATCH(6);
+}
+
+L_move:
+    DST(pc[2]) = SRC(pc[1]);
+    DISPATCH(3);
+
+L_get_list: {
+    Term l = SRC(pc[1]);
+    Term h = list_head(l), t = list_tail(l);
+    DST(pc[2]) = h;
+    DST(pc[3]) = t;
+    DISPATCH(4);
+}
+
+L_get_hd:
+    DST(pc[2]) = list_head(SRC(pc[1]));
+    DISPATCH(3);
+
+L_get_tl:
+    DST(pc[2]) = list_tail(SRC(pc[1]));
+    DISPATCH(3);
+
+L_get_tuple_element:
+    DST(pc[3]) = tuple_elems(SRC(pc[1]))[pc[2]];
+    DISPATCH(4);
+
+L_put_list: {
+    Term *hp = p->htop;
+    hp[0] = SRC(pc[1]);
+    hp[1] = SRC(pc[2]);
+    p->htop = hp + 2;
+    DST(pc[3]) = make_list(hp);
+    DISPATCH(4);
+}
+
+L_put_tuple: {
+    UWord n = pc[2];
+    Term *hp = p->htop;
+    hp[0] = make_tuple_header(n);
+    for (UWord i = 0; i < n; i++) hp[1 + i] = SRC(pc[3 + i]);
+    p->htop = hp + n + 1;
+    DST(pc[1]) = make_boxed(hp);
+    DISPATCH(3 + n);
+}
+
+L_make_fun: {
+    const FunEntry *fe = (const FunEntry *)pc[1];
+    UWord n = pc[3];
+    Term *hp = p->htop;
+    hp[0] = make_header(1 + n, BOXED_FUN);
+    hp[1] = (Term)fe;
+    for (UWord i = 0; i < n; i++) hp[2 + i] = SRC(pc[4 + i]);
+    p->htop = hp + n + 2;
+    DST(pc[2]) = make_boxed(hp);
+    DISPATCH(4 + n);
+}
+
+L_is_integer:      TEST(is_integer(SRC(pc[2])), 3);
+L_is_float:        TEST(is_float(SRC(pc[2])), 3);
+L_is_number:       TEST(is_number(SRC(pc[2])), 3);
+L_is_atom:         TEST(is_atom(SRC(pc[2])), 3);
+L_is_boolean: {
+    Term t = SRC(pc[2]);
+    TEST(t == AM_true || t == AM_false, 3);
+}
+L_is_pid:          TEST(is_pid(SRC(pc[2])), 3);
+L_is_port:         TEST(is_port(SRC(pc[2])), 3);
+L_is_reference:    TEST(is_ref(SRC(pc[2])), 3);
+L_is_nil:          TEST(is_nil(SRC(pc[2])), 3);
+L_is_list: {
+    Term t = SRC(pc[2]);
+    TEST(is_list(t) || is_nil(t), 3);
+}
+L_is_nonempty_list: TEST(is_list(SRC(pc[2])), 3);
+L_is_tuple:        TEST(is_tuple(SRC(pc[2])), 3);
+L_is_tuple_of_arity: {
+    Term t = SRC(pc[2]);
+    TEST(is_tuple(t) && tuple_arity(t) == pc[3], 4);
+}
+L_is_function:     TEST(is_fun(SRC(pc[2])), 3);
+L_is_function2: {
+    Term f = SRC(pc[2]), a = SRC(pc[3]);
+    int ok = 0;
+    if (is_fun(f) && is_small(a)) {
+        SWord want = small_val(a);
+        if (boxed_kind(f) == BOXED_FUN) ok = ((const FunEntry *)boxed_ptr(f)[1])->arity == want;
+        else ok = ((const Export *)boxed_ptr(f)[1])->arity == want;
+    }
+    TEST(ok, 4);
+}
+L_is_binary: {
+    Term t = SRC(pc[2]);
+    TEST(is_boxed(t) && (boxed_kind(t) == BOXED_HEAP_BIN || boxed_kind(t) == BOXED_REFC_BIN ||
+                         boxed_kind(t) == BOXED_SUB_BIN), 3);
+}
+L_is_map:          TEST(is_boxed_kind(SRC(pc[2]), BOXED_MAP), 3);
+
+L_is_eq_exact: {
+    Term a = SRC(pc[2]), b = SRC(pc[3]);
+    TEST(a == b || (!is_immed(a) && !is_immed(b) && term_eq_exact(a, b)), 4);
+}
+L_is_ne_exact: {
+    Term a = SRC(pc[2]), b = SRC(pc[3]);
+    TEST(!(a == b || (!is_immed(a) && !is_immed(b) && term_eq_exact(a, b))), 4);
+}
+L_is_eq: {
+    Term a = SRC(pc[2]), b = SRC(pc[3]);
+    TEST(a == b || term_eq(a, b), 4);
+}
+L_is_ne: {
+    Term a = SRC(pc[2]), b = SRC(pc[3]);
+    TEST(!(a == b || term_eq(a, b)), 4);
+}
+L_is_lt: {
+    Term a = SRC(pc[2]), b = SRC(pc[3]);
+    if (is_small(a) && is_small(b)) TEST((SWord)a < (SWord)b, 4);
+    TEST(term_compare(a, b) < 0, 4);
+}
+L_is_ge: {
+    Term a = SRC(pc[2]), b = SRC(pc[3]);
+    if (is_small(a) && is_small(b)) TEST((SWord)a >= (SWord)b, 4);
+    TEST(term_compare(a, b) >= 0, 4);
+}
+
+L_select_val: {
+    Term v = SRC(pc[1]);
+    UWord n = pc[3];
+    for (UWord i = 0; i < n; i++) {
+        Term lit = (Term)pc[4 + 2 * i];
+        if (v == lit || (!is_immed(v) && !is_immed(lit) && term_eq_exact(v, lit)))
+            FAIL_TO(pc[5 + 2 * i]);
+    }
+    FAIL_TO(pc[2]);
+}
+
+L_jump:
+    FAIL_TO(pc[1]);
+
+L_badmatch:
+    ERROR(tuple2(p, ATOM_TERM(badmatch), SRC(pc[1])));
+L_case_end:
+    ERROR(tuple2(p, ATOM_TERM(case_clause), SRC(pc[1])));
+L_if_end:
+    ERROR(ATOM_TERM(if_clause));
+L_try_case_end:
+    ERROR(tuple2(p, ATOM_TERM(try_clause), SRC(pc[1])));
+
+L_try: L_catch:
+    DST(pc[1]) = make_catch(pc[2]);
+    DISPATCH(3);
+
+L_try_end:
+    DST(pc[1]) = NIL;
+    DISPATCH(2);
+
+L_try_case:
+    DST(pc[1]) = NIL;
+    x[0] = x[1]; x[1] = x[2]; x[2] = x[3];
+    DISPATCH(2);
+
+L_catch_end:
+    DST(pc[1]) = NIL;
+    if (x[0] == THE_NON_VALUE) {
+        /* an exception was caught: make `catch`'s value */
+        if (x[1] == ATOM_TERM(throw)) x[0] = x[2];
+        else if (x[1] == ATOM_TERM(exit)) x[0] = tuple2(p, ATOM_TERM(EXIT), x[2]);
+        else x[0] = tuple2(p, ATOM_TERM(EXIT), tuple2(p, x[2], x[3]));
+    }
+    DISPATCH(2);
+
+L_raise: {
+    Term cls = SRC(pc[1]);
+    p->exc_class = cls == ATOM_TERM(throw) ? EXC_THROW : cls == ATOM_TERM(exit) ? EXC_EXIT : EXC_ERROR;
+    p->exc_reason = SRC(pc[2]);
+    p->exc_trace = SRC(pc[3]);
+    goto unwind;
+}
+
+L_send: L_loop_rec: L_loop_rec_end: L_remove_message: L_wait: L_wait_timeout:
+L_timeout: L_recv_mark: L_recv_set:
+    /* messages arrive with the processes issue; until then a receive waits forever */
+    p->pc = pc;
+    p->cp = cp;
+    return RUN_WAIT;
+
+/* ---- calls through export entries, funs and apply ---- */
+do_call_export:
+    if (ep->code) ENTER(ep->code, arity);
+    if (ep->bif) {
+        p->live = arity;
+        Term r = ep->bif->fn(p, x);
+        if (r == THE_NON_VALUE) {
+            if (p->exc_class == EXC_ERROR && ep->bif->fn != bif_error_1 && ep->bif->fn != bif_error_2)
+                top_frame = tuple4(p, ep->module, ep->name, args_list(p, x, arity), NIL);
+            RAISE();
+        }
+        x[0] = r;
+        reds--;
+        pc = cp;
+        NEXT();
+    }
+    if (ep->special == EXPORT_APPLY3) {
+        Term m = x[0], f = x[1];
+        int n = unpack_args(x, x[2], 0);
+        if (n < 0 || !is_atom(m) || !is_atom(f)) ERROR(AM_badarg);
+        ep = export_get(m, f, n);
+        arity = n;
+        goto do_call_export;
+    }
+    if (ep->special == EXPORT_APPLY2) {
+        Term f = x[0];
+        int n = unpack_args(x, x[1], 0);
+        if (n < 0) ERROR(AM_badarg);
+        x[n] = f;
+        arity = n;
+        goto do_call_fun;
+    }
+    if (module_ensure_loaded(ep->module) && ep->code) ENTER(ep->code, arity);
+    top_frame = tuple4(p, ep->module, ep->name, args_list(p, x, arity), NIL);
+    raise_error(p, ATOM_TERM(undef));
+    RAISE();
+
+do_call_fun: {
+    Term f = x[arity];
+    if (is_boxed(f) && boxed_kind(f) == BOXED_FUN) {
+        const FunEntry *fe = (const FunEntry *)boxed_ptr(f)[1];
+        if (fe->arity != arity) {
+            ERROR(tuple2(p, ATOM_TERM(badarity), tuple2(p, f, args_list(p, x, arity))));
+        }
+        int nfree = (int)header_arity(boxed_ptr(f)[0]) - 1;
+        for (int i = 0; i < nfree; i++) x[arity + i] = boxed_ptr(f)[2 + i];
+        ENTER(fe->code, arity + nfree);
+    }
+    if (is_boxed(f) && boxed_kind(f) == BOXED_EXPORT) {
+        ep = (Export *)boxed_ptr(f)[1];
+        if (ep->arity != arity)
+            ERROR(tuple2(p, ATOM_TERM(badarity), tuple2(p, f, args_list(p, x, arity))));
+        goto do_call_export;
+    }
+    ERROR(tuple2(p, ATOM_TERM(badfun), f));
+}
+
+do_apply: {
+    Term m = x[arity], f = x[arity + 1];
+    if (!is_atom(m) || !is_atom(f)) ERROR(AM_badarg);
+    ep = export_get(m, f, arity);
+    goto do_call_export;
+}
+
+yield:
+    p->pc = pc;
+    p->cp = cp;
+    p->arity = arity;
+    p->reds = 0;
+    p->total_reds += REDUCTIONS_PER_SLICE - (UWord)(reds > 0 ? reds : 0);
+    return RUN_YIELD;
+
+/* ---- exceptions ---- */
+raise:
+    p->exc_trace = build_trace(p, pc, cp, top_frame);
+    top_frame = THE_NON_VALUE;
+unwind: {
+    Term *frame = NULL;
+    for (Term *s = p->stop; s < p->hend; s++) {
+        if (is_cp(*s)) frame = s;
+        else if (is_catch(*s)) {
+            p->stop = frame;
+            pc = catch_val(*s);
+            cp = cp_val(frame[0]);
+            x[0] = THE_NON_VALUE;
+            x[1] = exception_class_atom(p->exc_class);
+            x[2] = p->exc_reason;
+            x[3] = p->exc_trace;
+            NEXT();
+        }
+    }
+    p->pc = pc;
+    p->cp = cp;
+    p->total_reds += REDUCTIONS_PER_SLICE - (UWord)(reds > 0 ? reds : 0);
+    return RUN_EXCEPTION;
+}
+}

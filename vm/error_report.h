@@ -1,0 +1,15 @@
+/* error_report.h — exceptions in Erlang's words, for the user to read:
+ * `** exception error: no match of right hand side value 2` and the stack
+ * trace lines beneath it, as the Erlang shell prints them. */
+#ifndef MINI_ERROR_REPORT_H
+#define MINI_ERROR_REPORT_H
+
+#include "process.h"
+#include "outbuf.h"
+
+/* Appends the report of exception (class, reason, trace) to b. */
+void error_format(OutBuf *b, int cls, Term reason, Term trace);
+/* Prints the process's uncaught exception to stderr. */
+void report_uncaught(Process *p);
+
+#endif

@@ -1,0 +1,147 @@
+/* loader.c — from a CodeModule (compiler/bytecode.h) to threaded code.
+ *
+ * Two passes over the generated words. The first finds where each label
+ * lands once the pseudo-instructions (label, line) are dropped, and builds
+ * the line table from the `line` markers. The second writes the final code:
+ * each opcode number becomes the address of its handler in the emulator
+ * (computed-goto dispatch), and each operand is linked according to its
+ * format letter in opcodes.def: labels become code addresses, imports become
+ * Export pointers, BIFs become BifEntry pointers, lambdas FunEntry pointers.
+ */
+#include <gc.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "loader.h"
+#include "opcodes.h"
+#include "bytecode.h"
+#include "bif.h"
+#include "atom.h"
+#include "emulator.h"
+
+/* Number of words an instruction takes, operands included. */
+static size_t instr_size(const UWord *code) {
+    const char *fmt = opcode_formats[code[0]];
+    size_t n = 1;
+    for (const char *f = fmt; *f; f++) {
+        if (*f == 'n') return n + 1 + code[n];
+        if (*f == 'J') return n + 1 + 2 * code[n];
+        n++;
+    }
+    return n;
+}
+
+static UWord fun_uniq(const CodeModule *cm, int lambda) {
+    UWord h = 1469598103934665603ULL ^ (UWord)cm->name;
+    h = (h ^ (UWord)lambda) * 1099511628211ULL;
+    h = (h ^ (UWord)cm->lambdas[lambda].arity) * 1099511628211ULL;
+    return h % 100000000;
+}
+
+LoadedModule *loader_load(const CodeModule *cm) {
+    const void *const *handlers = emulator_handlers();
+    size_t *label_at = GC_MALLOC_ATOMIC(sizeof(size_t) * (size_t)(cm->nlabels + 1));
+    memset(label_at, 0, sizeof(size_t) * (size_t)(cm->nlabels + 1));
+    int nlines = 0;
+
+    /* pass 1: label positions and the size of the final code */
+    size_t out = 0;
+    for (size_t i = 0; i < cm->ncode; i += instr_size(cm->code + i)) {
+        UWord op = cm->code[i];
+        if (op == OP_label) label_at[cm->code[i + 1]] = out;
+        else if (op == OP_line) nlines++;
+        else out += instr_size(cm->code + i);
+    }
+
+    LoadedModule *lm = GC_MALLOC(sizeof *lm);
+    lm->name = cm->name;
+    lm->file = cm->file;
+    lm->ncode = out;
+    lm->code = GC_MALLOC(sizeof(Instr) * (out + 1));
+    lm->lines = GC_MALLOC_ATOMIC(sizeof(LineEntry) * (size_t)(nlines + 1));
+    Export **imports = GC_MALLOC(sizeof(Export *) * (size_t)(cm->nimports + 1));
+    for (int i = 0; i < cm->nimports; i++)
+        imports[i] = export_get(cm->imports[i].module, cm->imports[i].name, cm->imports[i].arity);
+    lm->nlambdas = cm->nlambdas;
+    lm->lambdas = GC_MALLOC(sizeof(FunEntry) * (size_t)(cm->nlambdas + 1));
+
+#define LABEL(n) ((n) ? (UWord)(lm->code + label_at[(n)]) : (UWord)0)
+    /* pass 2: write threaded code */
+    out = 0;
+    for (size_t i = 0; i < cm->ncode; i += instr_size(cm->code + i)) {
+        const UWord *in = cm->code + i;
+        UWord op = in[0];
+        if (op == OP_label) continue;
+        if (op == OP_line) {
+            lm->lines[lm->nlines].offset = out;
+            lm->lines[lm->nlines].line = (int)in[1];
+            lm->nlines++;
+            continue;
+        }
+        Instr *w = lm->code + out;
+        w[0] = (Instr)handlers[op];
+        size_t k = 1;
+        for (const char *f = opcode_formats[op]; *f; f++, k++) {
+            UWord v = in[k];
+            switch (*f) {
+            case 'l': case 'f': w[k] = LABEL(v); break;
+            case 'e': w[k] = (UWord)imports[v]; break;
+            case 'b': w[k] = (UWord)&bif_table[v]; break;
+            case 'F': w[k] = (UWord)&lm->lambdas[v]; break;
+            case 'n':
+                w[k] = v;
+                for (UWord j = 0; j < v; j++) w[k + 1 + j] = in[k + 1 + j];
+                k += v;
+                break;
+            case 'J':
+                w[k] = v;
+                for (UWord j = 0; j < v; j++) {
+                    w[k + 1 + 2 * j] = in[k + 1 + 2 * j];
+                    w[k + 2 + 2 * j] = LABEL(in[k + 2 + 2 * j]);
+                }
+                k += 2 * v;
+                break;
+            default: w[k] = v; break;
+            }
+        }
+        out += k;
+    }
+
+    lm->nfunctions = cm->nfunctions;
+    lm->functions = GC_MALLOC(sizeof(FunctionInfo) * (size_t)(cm->nfunctions + 1));
+    for (int i = 0; i < cm->nfunctions; i++) {
+        const CodeFunction *cf = &cm->functions[i];
+        FunctionInfo *fi = &lm->functions[i];
+        fi->name = cf->name;
+        fi->arity = cf->arity;
+        fi->info = (const Instr *)LABEL(cf->info_label);
+        fi->entry = (const Instr *)LABEL(cf->label);
+    }
+    /* module_locate's binary search wants them in code order */
+    for (int i = 1; i < lm->nfunctions; i++) {
+        FunctionInfo t = lm->functions[i];
+        int j = i - 1;
+        while (j >= 0 && lm->functions[j].info > t.info) { lm->functions[j + 1] = lm->functions[j]; j--; }
+        lm->functions[j + 1] = t;
+    }
+    for (int i = 0; i < cm->nlambdas; i++) {
+        const CodeLambda *cl = &cm->lambdas[i];
+        FunEntry *fe = &lm->lambdas[i];
+        fe->module = cm->name;
+        fe->name = cl->name;
+        fe->index = i;
+        fe->arity = cl->arity;
+        fe->nfree = cl->nfree;
+        fe->uniq = fun_uniq(cm, i);
+        fe->code = (const Instr *)LABEL(cm->functions[cl->function].label);
+    }
+#undef LABEL
+    module_register(lm);
+    for (int i = 0; i < cm->nfunctions; i++) {
+        const CodeFunction *cf = &cm->functions[i];
+        if (!cf->exported) continue;
+        Export *e = export_get(cm->name, cf->name, cf->arity);
+        e->code = (const Instr *)(lm->code + label_at[cf->label]);
+    }
+    return lm;
+}

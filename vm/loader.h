@@ -1,0 +1,22 @@
+/* loader.h — turning a compiled module into runnable threaded code, and the
+ * module-table calls the rest of the VM uses to get code loaded. */
+#ifndef MINI_LOADER_H
+#define MINI_LOADER_H
+
+#include "module.h"
+
+struct CodeModule;
+
+/* Links a compiled module (labels, imports, lambdas, BIFs), replaces opcode
+ * numbers by handler addresses, registers it and fills its export entries. */
+LoadedModule *loader_load(const struct CodeModule *cm);
+
+/* Sets up the export table and the code path (argv0 locates stdlib/). */
+void module_init(const char *argv0);
+/* Compiles and loads one file, whatever its module name. NULL on errors. */
+LoadedModule *module_load_file(const char *path);
+void module_register(LoadedModule *lm);
+/* Reads a whole file into Boehm memory (NUL-terminated); NULL on failure. */
+char *module_read_file(const char *path, size_t *len);
+
+#endif

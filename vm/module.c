@@ -1,0 +1,212 @@
+/* module.c — the module table, the export table and the code path.
+ *
+ * A module is found by name on the code path (the current directory, each
+ * `-pa DIR`, then the `stdlib/` and `examples/` folders beside the `mini`
+ * binary), compiled in memory (front end, code generator) and handed to the
+ * loader. Export entries are made on first reference and never move, so the
+ * loaded code can hold pointers to them; loading a module fills in their
+ * `code`. One lock serialises loading, so two processes calling a module that
+ * is not loaded yet load it once.
+ */
+#include <gc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <limits.h>
+
+#include "module.h"
+#include "loader.h"
+#include "atom.h"
+#include "bif.h"
+#include "bytecode.h"
+#include "frontend.h"
+
+#define EXPORT_BUCKETS 4096          /* power of two; chains stay short */
+#define MAX_MODULES 4096
+#define MAX_PATHS 64
+
+typedef struct ExportNode { Export e; struct ExportNode *next; } ExportNode;
+
+static ExportNode *export_buckets[EXPORT_BUCKETS];
+static pthread_mutex_t export_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static LoadedModule *modules[MAX_MODULES];
+static int nmodules;
+
+static const char *paths[MAX_PATHS];
+static int npaths;
+static const char *default_paths[2];
+
+static unsigned export_hash(Term m, Term f, int a) {
+    UWord h = (UWord)m * 31u + (UWord)f * 17u + (UWord)a;
+    h ^= h >> 15;
+    return (unsigned)(h & (EXPORT_BUCKETS - 1));
+}
+
+Export *export_get(Term module, Term name, int arity) {
+    unsigned h = export_hash(module, name, arity);
+    pthread_mutex_lock(&export_lock);
+    ExportNode *n = export_buckets[h];
+    for (; n; n = n->next)
+        if (n->e.module == module && n->e.name == name && n->e.arity == arity) break;
+    if (!n) {
+        n = GC_MALLOC_UNCOLLECTABLE(sizeof *n);
+        memset(n, 0, sizeof *n);
+        n->e.module = module; n->e.name = name; n->e.arity = arity;
+        n->next = export_buckets[h];
+        export_buckets[h] = n;
+    }
+    pthread_mutex_unlock(&export_lock);
+    return &n->e;
+}
+
+/* BIFs are reachable as exports too (apply/3, fun erlang:element/2). */
+static void export_bifs(void) {
+    for (int i = 0; i < bif_count; i++) {
+        const BifEntry *b = &bif_table[i];
+        Export *e = export_get(atom_intern_cstr(b->module), atom_intern_cstr(b->name), b->arity);
+        e->bif = b;
+    }
+    export_get(ATOM_TERM(erlang), ATOM_TERM(apply), 2)->special = EXPORT_APPLY2;
+    export_get(ATOM_TERM(erlang), ATOM_TERM(apply), 3)->special = EXPORT_APPLY3;
+}
+
+LoadedModule *module_find(Term name) {
+    for (int i = 0; i < nmodules; i++)
+        if (modules[i]->name == name) return modules[i];
+    return NULL;
+}
+
+void module_add_path(const char *dir) {
+    if (npaths < MAX_PATHS) paths[npaths++] = GC_STRDUP(dir);
+}
+
+void module_init(const char *argv0) {
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) { snprintf(exe, sizeof exe, "%s", argv0); n = (ssize_t)strlen(exe); }
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = 0; else strcpy(exe, ".");
+    char buf[PATH_MAX + 32];
+    snprintf(buf, sizeof buf, "%s/../stdlib", exe);
+    default_paths[0] = GC_STRDUP(buf);
+    snprintf(buf, sizeof buf, "%s/../examples", exe);
+    default_paths[1] = GC_STRDUP(buf);
+    export_bifs();
+}
+
+char *module_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = GC_MALLOC_ATOMIC(cap + 1);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *nb = GC_MALLOC_ATOMIC(cap * 2 + 1);
+            memcpy(nb, buf, n);
+            buf = nb; cap *= 2;
+        }
+    }
+    fclose(f);
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+/* Compiles source text and loads it. Returns the module or NULL (errors
+ * printed). `expect` is the module name the file must declare, or 0. */
+static LoadedModule *compile_and_load(const char *path, const char *src, size_t len, Term expect) {
+    Module *m = parse_module(path, src, len);
+    if (!m) return NULL;
+    if (check_module(m) > 0) return NULL;
+    if (expect && atom_intern_cstr(m->name) != expect) {
+        size_t alen;
+        fprintf(stderr, "%s: module name '%s' does not match file name '%s'\n", path, m->name,
+                atom_name(expect, &alen));
+        return NULL;
+    }
+    CodeModule *cm = codegen_module(m);
+    if (!cm) return NULL;
+    return loader_load(cm);
+}
+
+void module_register(LoadedModule *lm) {
+    for (int i = 0; i < nmodules; i++)
+        if (modules[i]->name == lm->name) { modules[i] = lm; return; }
+    if (nmodules < MAX_MODULES) modules[nmodules++] = lm;
+}
+
+LoadedModule *module_load_file(const char *path) {
+    size_t len;
+    char *src = module_read_file(path, &len);
+    if (!src) { fprintf(stderr, "%s: cannot read file\n", path); return NULL; }
+    pthread_mutex_lock(&load_lock);
+    LoadedModule *lm = compile_and_load(path, src, len, 0);
+    pthread_mutex_unlock(&load_lock);
+    return lm;
+}
+
+static int try_dir(const char *dir, const char *name, Term mod) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s.mini", dir, name);
+    if (access(path, R_OK) != 0) return -1;
+    size_t len;
+    char *src = module_read_file(path, &len);
+    if (!src) return -1;
+    /* "./x.mini" reads better as "x.mini" in messages */
+    const char *shown = strcmp(dir, ".") == 0 ? GC_STRDUP(path + 2) : GC_STRDUP(path);
+    return compile_and_load(shown, src, len, mod) != NULL;
+}
+
+int module_ensure_loaded(Term mod) {
+    pthread_mutex_lock(&load_lock);
+    int ok = module_find(mod) != NULL;
+    if (!ok) {
+        size_t len;
+        const char *name = atom_name(mod, &len);
+        int r = -1;
+        if (strchr(name, '/') == NULL) {
+            r = try_dir(".", name, mod);
+            for (int i = 0; r < 0 && i < npaths; i++) r = try_dir(paths[i], name, mod);
+            for (int i = 0; r < 0 && i < 2; i++)
+                if (default_paths[i]) r = try_dir(default_paths[i], name, mod);
+        }
+        ok = r > 0;
+    }
+    pthread_mutex_unlock(&load_lock);
+    return ok;
+}
+
+int module_locate(const Instr *pc, LoadedModule **modp, const FunctionInfo **fnp, int *line) {
+    for (int i = 0; i < nmodules; i++) {
+        LoadedModule *m = modules[i];
+        if (pc < m->code || pc >= m->code + m->ncode) continue;
+        /* functions are laid out in order: the last one starting at or before pc */
+        const FunctionInfo *fn = NULL;
+        int lo = 0, hi = m->nfunctions - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) / 2;
+            if (m->functions[mid].info <= pc) { fn = &m->functions[mid]; lo = mid + 1; }
+            else hi = mid - 1;
+        }
+        UWord off = (UWord)(pc - m->code);
+        int ln = 0;
+        lo = 0; hi = m->nlines - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) / 2;
+            if (m->lines[mid].offset <= off) { ln = m->lines[mid].line; lo = mid + 1; }
+            else hi = mid - 1;
+        }
+        if (modp) *modp = m;
+        if (fnp) *fnp = fn;
+        if (line) *line = ln;
+        return fn != NULL;
+    }
+    return 0;
+}
