@@ -1,0 +1,78 @@
+#!/bin/sh
+# run.sh — the whole test suite behind `make test`.
+#
+#   tests/run.sh BIN UNIT_DIR
+#
+# Runs the C unit tests (every test_* binary in UNIT_DIR), then every kind of
+# golden test, in parallel on all cores:
+#   tests/lang/NAME.mini     stdout of `BIN NAME.mini` must equal NAME.out
+#                            (expected output produced by Erlang/OTP)
+#   tests/errors/NAME.mini   stderr must equal NAME.err, exit status 1
+#   tests/codegen/NAME.mini  `BIN -S NAME.mini` must equal NAME.S
+#   examples/tests/NAME.sh   a script that exits 0 on success
+# MINI_FLAGS adds VM flags to every run (e.g. "+S 1"). Ends with the line
+# `N passed, M failed` and exits non-zero if anything failed.
+
+one_test() {
+  kind=$1; t=$2
+  name=$(echo "$t" | tr '/' '_')
+  out="$results/$name.out"; err="$results/$name.err"
+  case $kind in
+    unit)
+      timeout "$TIMEOUT" "$t" >"$out" 2>"$err"; st=$?
+      [ $st -eq 0 ] && ok=1 || ok=0 ;;
+    lang)
+      exp="${t%.mini}.out"
+      timeout "$TIMEOUT" ./$BIN $MINI_FLAGS -pa tests/lang/helpers "$t" >"$out" 2>"$err" </dev/null; st=$?
+      [ $st -eq 0 ] && cmp -s "$out" "$exp" && ok=1 || ok=0 ;;
+    errors)
+      exp="${t%.mini}.err"
+      timeout "$TIMEOUT" ./$BIN "$t" >"$out" 2>"$err" </dev/null; st=$?
+      [ $st -eq 1 ] && cmp -s "$err" "$exp" && ok=1 || ok=0 ;;
+    codegen)
+      exp="${t%.mini}.S"
+      timeout "$TIMEOUT" ./$BIN -S "$t" >"$out" 2>"$err" </dev/null; st=$?
+      [ $st -eq 0 ] && cmp -s "$out" "$exp" && ok=1 || ok=0 ;;
+    script)
+      timeout "$TIMEOUT" sh "$t" "$BIN" >"$out" 2>"$err" </dev/null; st=$?
+      [ $st -eq 0 ] && ok=1 || ok=0 ;;
+  esac
+  if [ $ok = 1 ]; then
+    echo "pass $kind $t" > "$results/$name.result"
+  else
+    {
+      echo "FAIL $kind $t (exit $st)"
+      case $kind in
+        lang) diff "$exp" "$out" | head -20 ;;
+        codegen) diff "$exp" "$out" | head -20 ;;
+        errors) diff "$exp" "$err" | head -20 ;;
+      esac
+      head -c 2000 "$err"
+    } > "$results/$name.result"
+  fi
+}
+# worker mode: xargs re-enters this script once per test
+if [ "$1" = "--one" ]; then one_test "$2" "$3"; exit 0; fi
+
+BIN=${1:-bin/mini}
+UNIT_DIR=${2:-build/release/tests}
+TIMEOUT=${TEST_TIMEOUT:-120}
+JOBS=$(nproc 2>/dev/null || echo 2)
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
+export BIN TIMEOUT results MINI_FLAGS
+
+{
+  for t in "$UNIT_DIR"/test_*; do [ -x "$t" ] && echo "unit $t"; done
+  for t in tests/lang/*.mini; do [ -f "$t" ] && echo "lang $t"; done
+  for t in tests/errors/*.mini; do [ -f "$t" ] && echo "errors $t"; done
+  for t in tests/codegen/*.mini; do [ -f "$t" ] && echo "codegen $t"; done
+  for t in examples/tests/*.sh; do [ -f "$t" ] && echo "script $t"; done
+} > "$results/list"
+
+xargs -P "$JOBS" -L 1 sh "$0" --one < "$results/list"
+passed=$(cat "$results"/*.result 2>/dev/null | grep -c '^pass ')
+failed=$(cat "$results"/*.result 2>/dev/null | grep -c '^FAIL ')
+cat "$results"/*.result | grep -v '^pass ' || true
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
