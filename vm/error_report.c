@@ -11,9 +11,9 @@
 #include "atom.h"
 #include "print.h"
 
-static void put_term(OutBuf *b, Term t) { print_term(b, t, PRINT_P); }
+static void put_term(OutBuf *b, Term t) { print_term(b, t, PRINT_PRINT); }
 
-static void put_atom(OutBuf *b, Term a) { print_term(b, a, PRINT_W); }
+static void put_atom(OutBuf *b, Term a) { print_term(b, a, PRINT_WRITE); }
 
 static int is_tagged(Term t, Term tag, UWord arity) {
     return is_tuple(t) && tuple_arity(t) == arity && tuple_elems(t)[0] == tag;
@@ -33,7 +33,7 @@ static void put_call(OutBuf *b, Term m, Term f, Term args, int with_args) {
     if (!with_args) { ob_printf(b, "/%lu", (unsigned long)list_length(args)); return; }
     ob_putc(b, '(');
     for (Term l = args; is_list(l); l = list_tail(l)) {
-        print_term(b, list_head(l), PRINT_W);
+        print_term(b, list_head(l), PRINT_WRITE);
         if (is_list(list_tail(l))) ob_putc(b, ',');
     }
     ob_putc(b, ')');
@@ -77,7 +77,9 @@ static void put_location(OutBuf *b, Term loc) {
     }
     if (file == THE_NON_VALUE && line == THE_NON_VALUE) return;
     ob_puts(b, " (");
-    if (file != THE_NON_VALUE) print_term(b, file, PRINT_S);
+    if (file != THE_NON_VALUE)
+        for (Term l = file; is_list(l); l = list_tail(l))
+            if (is_small(list_head(l))) print_char(b, (UWord)small_val(list_head(l)));
     if (line != THE_NON_VALUE) ob_printf(b, ", line %ld", (long)small_val(line));
     ob_putc(b, ')');
 }
