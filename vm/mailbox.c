@@ -1,0 +1,93 @@
+/* mailbox.c — see mailbox.h for the design: one CAS per push, one exchange per
+ * drain, a private FIFO for selective receive. */
+#include "mailbox.h"
+
+void mailbox_init(Mailbox *mb) {
+    atomic_init(&mb->inbox, NULL);
+    mb->first = NULL;
+    mb->last = &mb->first;
+    mb->save = &mb->first;
+    mb->mark = NULL;
+    mb->len = 0;
+}
+
+int mailbox_push(Mailbox *mb, Message *m) {
+    Message *old = atomic_load_explicit(&mb->inbox, memory_order_relaxed);
+    do {
+        m->next = old == MAILBOX_WAITING ? NULL : old;
+    } while (!atomic_compare_exchange_weak_explicit(&mb->inbox, &old, m, memory_order_release,
+                                                    memory_order_relaxed));
+    return old == MAILBOX_WAITING;
+}
+
+size_t mailbox_drain(Mailbox *mb) {
+    Message *head = atomic_load_explicit(&mb->inbox, memory_order_relaxed);
+    if (head == NULL || head == MAILBOX_WAITING) return 0;
+    head = atomic_exchange_explicit(&mb->inbox, NULL, memory_order_acquire);
+    if (head == MAILBOX_WAITING) {           /* cannot happen while the owner runs */
+        atomic_store_explicit(&mb->inbox, MAILBOX_WAITING, memory_order_relaxed);
+        return 0;
+    }
+    /* reverse the LIFO so the oldest comes first */
+    Message *fifo = NULL, *tail = head;
+    size_t n = 0;
+    while (head) {
+        Message *next = head->next;
+        head->next = fifo;
+        fifo = head;
+        head = next;
+        n++;
+    }
+    *mb->last = fifo;
+    mb->last = &tail->next;
+    mb->len += n;
+    return n;
+}
+
+Message *mailbox_current(Mailbox *mb) {
+    if (*mb->save == NULL) mailbox_drain(mb);
+    return *mb->save;
+}
+
+void mailbox_advance(Mailbox *mb) {
+    mb->save = &(*mb->save)->next;
+}
+
+Message *mailbox_remove(Mailbox *mb) {
+    Message *m = *mb->save;
+    *mb->save = m->next;
+    if (mb->last == &m->next) mb->last = mb->save;
+    if (mb->mark == &m->next) mb->mark = mb->save;
+    m->next = NULL;
+    mb->len--;
+    mb->save = &mb->first;
+    return m;
+}
+
+void mailbox_rewind(Mailbox *mb) {
+    mb->save = &mb->first;
+}
+
+int mailbox_try_wait(Mailbox *mb) {
+    Message *expected = NULL;
+    return atomic_compare_exchange_strong_explicit(&mb->inbox, &expected, MAILBOX_WAITING,
+                                                   memory_order_acq_rel, memory_order_acquire);
+}
+
+void mailbox_stop_waiting(Mailbox *mb) {
+    Message *expected = MAILBOX_WAITING;
+    atomic_compare_exchange_strong_explicit(&mb->inbox, &expected, NULL, memory_order_acq_rel,
+                                            memory_order_acquire);
+}
+
+Message *mailbox_take_all(Mailbox *mb) {
+    mailbox_stop_waiting(mb);
+    mailbox_drain(mb);
+    Message *all = mb->first;
+    mb->first = NULL;
+    mb->last = &mb->first;
+    mb->save = &mb->first;
+    mb->mark = NULL;
+    mb->len = 0;
+    return all;
+}
