@@ -1,0 +1,59 @@
+/* outbuf.c — growable byte buffer (see outbuf.h). */
+#include "outbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ob_init(OutBuf *b) { b->buf = NULL; b->len = b->cap = 0; }
+
+void ob_free(OutBuf *b) { free(b->buf); ob_init(b); }
+
+void ob_reserve(OutBuf *b, size_t extra) {
+    size_t need = b->len + extra + 1;           /* +1 keeps room for a NUL */
+    if (need <= b->cap) return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < need) cap *= 2;
+    char *nb = realloc(b->buf, cap);
+    if (!nb) { fputs("mini: out of memory (output buffer)\n", stderr); abort(); }
+    b->buf = nb;
+    b->cap = cap;
+}
+
+void ob_write(OutBuf *b, const char *s, size_t n) {
+    if (!n) return;
+    ob_reserve(b, n);
+    memcpy(b->buf + b->len, s, n);
+    b->len += n;
+}
+
+void ob_puts(OutBuf *b, const char *s) { ob_write(b, s, strlen(s)); }
+
+void ob_pad(OutBuf *b, int c, size_t n) {
+    if (!n) return;
+    ob_reserve(b, n);
+    memset(b->buf + b->len, c, n);
+    b->len += n;
+}
+
+void ob_printf(OutBuf *b, const char *fmt, ...) {
+    char tmp[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof tmp) { ob_write(b, tmp, (size_t)n); return; }
+    ob_reserve(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+const char *ob_cstr(OutBuf *b) {
+    ob_reserve(b, 0);
+    b->buf[b->len] = '\0';
+    return b->buf;
+}

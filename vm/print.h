@@ -1,0 +1,37 @@
+/* print.h — Erlang-style text for terms: ~w (io_lib:write) and ~p
+ * (io_lib_pretty:print, same line-breaking algorithm as OTP).
+ *
+ * Characters are written as bytes: codes 0..255 as one byte (Latin-1, as
+ * Erlang writes to a Latin-1 standard output), larger codes as UTF-8.
+ * List tails are walked iteratively (a million-element list needs no C
+ * recursion); nested heads and tuple elements recurse, with a nesting cap
+ * (PRINT_MAX_NEST) beyond which "..." is printed. */
+#ifndef MINI_PRINT_H
+#define MINI_PRINT_H
+
+#include "term.h"
+#include "outbuf.h"
+
+enum { PRINT_WRITE = 0, PRINT_PRINT = 1 };
+#define PRINT_MAX_NEST 4000
+
+/* ~w (mode PRINT_WRITE) or ~p at column 1, line length 80 (PRINT_PRINT). */
+void print_term(OutBuf *b, Term t, int mode);
+/* ~W: io_lib:write(T, Depth); depth < 0 means unlimited. */
+void print_write_depth(OutBuf *b, Term t, long depth);
+/* ~p/~P: io_lib_pretty:print(T, Col, LineLength, Depth) with strings on or
+ * off (~lp); col is 1-based as in OTP, depth < 0 is unlimited. */
+void print_pretty(OutBuf *b, Term t, long col, long line_len, long depth, int strings);
+
+void print_atom(OutBuf *b, Term atom);               /* quoted if needed        */
+int print_atom_needs_quotes(const char *s, size_t n);
+/* Integer (small or big) in base 2..36; '-' for negatives; letters upper
+ * case unless lowercase. */
+void print_integer(OutBuf *b, Term i, int base, int lowercase);
+void print_float(OutBuf *b, double d);                /* Erlang's shortest form  */
+/* io_lib:printable_latin1_list/1 (true for []). */
+int print_is_printable_list(Term t);
+/* Writes one character code: a byte if < 256, else UTF-8. */
+void print_char(OutBuf *b, UWord c);
+
+#endif
