@@ -78,6 +78,10 @@ typedef struct Process {
     Term initial_call;         /* {M,F,A} literal or NIL                     */
     Term group_leader;
     int live;                  /* live x registers at a BIF call (for GC)    */
+
+    /* added by the collector (gc.c) */
+    size_t min_heap_size;      /* words: the young block never shrinks below  */
+    UWord gc_last_copied;      /* words copied by the latest collection       */
 } Process;
 
 /* Heap allocation that never collects: see "Heap fragments" above. */

@@ -1,0 +1,484 @@
+/* gc.c — the per-process collector: precise, copying (Cheney), generational.
+ *
+ * Each process is collected alone, by the thread running it, at a point the
+ * code chose (gc_ensure: "I need N words, x0..x(live-1) are live"); gc.h lists
+ * the roots and the invariant the rest of the VM keeps. Only this file walks
+ * objects.
+ *
+ * Generations, as BEAM. The young block holds the heap (heap..htop) and the
+ * stack (stop..hend). p->high_water marks where the survivors of the previous
+ * collection end: an object below it has survived once, and a minor collection
+ * promotes it into the old heap; objects above it (and everything in heap
+ * fragments) are copied into a fresh young block. A minor collection never
+ * looks inside the old heap: terms are immutable, so old objects cannot point
+ * to younger ones. A major collection (the old heap has no room for the
+ * promotions, or max_gen_gcs minors have passed, or gc_full) copies everything
+ * live — young, fragments and old — into a fresh young block and frees the old
+ * heap, as BEAM's full sweep does; the next minor makes a new old heap.
+ *
+ * Copying. Objects are moved breadth-first: the roots are evacuated, then a
+ * scan pointer walks the to-space (and, in a minor, the promoted part of the
+ * old heap) evacuating every pointer it meets, until the scan catches up with
+ * allocation. No C recursion, so a list of a million cells or a deep chain of
+ * tuples costs no C stack. A moved cons cell gets THE_NON_VALUE in its head
+ * and its new (tagged) address in its tail (a live cons head is never
+ * THE_NON_VALUE); a moved boxed object gets its new boxed pointer in place of
+ * its header (a header has tag 00, so tag 10 there means "moved"). That keeps
+ * sharing: a subterm reachable twice is copied once.
+ *
+ * Where does a pointer point? Young block and old heap are two ranges. What
+ * is in neither is either in a heap fragment (copy it) or a literal (module
+ * constants in Boehm memory: leave it). There may be thousands of fragments
+ * (one per received message), so we do not walk the fragment list per
+ * pointer: at the start of a collection the fragments are put in an array
+ * sorted by address, and a pointer outside young and old is looked up by
+ * binary search (after a cheap check against the lowest and highest fragment
+ * address). We chose this over asking Boehm (GC_is_heap_ptr) because it
+ * depends on nothing outside this file and is deterministic; its cost is paid
+ * only by pointers that leave the young and old heaps.
+ *
+ * Sizing. The new young block is sized from the words that could survive
+ * (heap in use + fragments in use + stack, and the old heap in a major), on
+ * the sequence of gc_next_heap_size(). After copying, if live data + stack +
+ * need exceeds 75% of the block, or falls under 25% of a block larger than
+ * min_heap_size, the block is resized by a second, young-only copying pass
+ * (the live data is small when shrinking; growing happens geometrically, so
+ * the extra copies add up to a constant factor). A loop that only makes
+ * garbage therefore stays at one block size, and a deep recursion grows the
+ * block (and so its stack) through collections. The stack moves to the end of
+ * the new block with memcpy: CPs and catch markers point into code, not into
+ * the heap, so only its terms need updating, and they are roots.
+ *
+ * Binaries and maps arrive in a later issue: HEAP_BIN is copied as raw words;
+ * REFC_BIN, SUB_BIN and MAP stop the VM with a message until then.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gc.h"
+
+#ifndef GC_STRESS
+#define GC_STRESS 0
+#endif
+
+/* Fragments larger than this share of the young block make gc_ensure collect
+ * even when there is room: their memory is only given back by a collection. */
+#define FRAG_PRESSURE_DIVISOR 1
+
+typedef struct FragRange {
+    uintptr_t lo, hi, end;         /* mem, mem + used, mem + size */
+} FragRange;
+
+enum { LEAVE = 0, TO_YOUNG = 1, TO_OLD = 2 };
+
+typedef struct Gc {
+    int major;
+    /* from-space */
+    uintptr_t ylo, yhi, yend;      /* young block: heap, htop, hend            */
+    uintptr_t hw;                  /* minor: [ylo, hw) is promoted to old      */
+    uintptr_t olo, ohi, oend;      /* old heap: copied in a major, else left   */
+    const FragRange *frags;
+    size_t nfrags;
+    uintptr_t flo, fhi;            /* lowest and highest fragment addresses    */
+    /* to-space */
+    Term *htop, *hlimit;           /* the new young block                      */
+    Term *ohtop, *olimit;          /* promotion into the old heap (minor)      */
+    size_t copied;                 /* words */
+} Gc;
+
+static void gc_fatal(const char *what, Term word)
+{
+    fprintf(stderr, "mini: garbage collector: %s (word 0x%llx)\n", what,
+            (unsigned long long)word);
+    abort();
+}
+
+size_t gc_next_heap_size(size_t words)
+{
+    size_t a = 233, b = 377;       /* Erlang's heap sizes: Fibonacci-like ... */
+    if (words <= a)
+        return a;
+    while (b < words) {
+        size_t c;
+        if (b < 1346269) {
+            c = a + b;
+        } else {                   /* ... then steps of 20% */
+            if (b > SIZE_MAX / 4)
+                return words;
+            c = b + b / 5;
+        }
+        a = b;
+        b = c;
+    }
+    return b;
+}
+
+static Term *alloc_words(size_t n)
+{
+    if (n == 0 || n > SIZE_MAX / sizeof(Term))
+        return NULL;
+    return malloc(n * sizeof(Term));
+}
+
+/* Freed process memory is overwritten in stress builds, so a stale pointer
+ * reads a boxed pointer to a non-canonical address and crashes at once. */
+static void free_words(Term *mem, size_t n)
+{
+#if GC_STRESS
+    for (size_t i = 0; i < n; i++)
+        mem[i] = (Term)0xDEADBEEFDEADBEEEull;
+#else
+    (void)n;
+#endif
+    free(mem);
+}
+
+static int frag_cmp(const void *a, const void *b)
+{
+    uintptr_t x = ((const FragRange *)a)->lo, y = ((const FragRange *)b)->lo;
+    return x < y ? -1 : x > y;
+}
+
+static int in_fragment(const Gc *g, uintptr_t a)
+{
+    if (a < g->flo || a >= g->fhi)
+        return 0;
+    size_t lo = 0, hi = g->nfrags;         /* find the last range with lo <= a */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->frags[mid].lo <= a)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const FragRange *r = &g->frags[lo];
+    if (a < r->lo || a >= r->end)
+        return 0;
+    if (a >= r->hi)
+        gc_fatal("pointer into the unused part of a heap fragment", (Term)a);
+    return 1;
+}
+
+static inline int where(const Gc *g, const Term *ptr)
+{
+    uintptr_t a = (uintptr_t)ptr;
+    if (a >= g->ylo && a < g->yend) {
+        if (a >= g->yhi)
+            gc_fatal("pointer into the free space or the stack", (Term)a);
+        return a < g->hw ? TO_OLD : TO_YOUNG;
+    }
+    if (a >= g->olo && a < g->oend) {
+        if (!g->major)
+            return LEAVE;
+        if (a >= g->ohi)
+            gc_fatal("pointer above the old heap's top", (Term)a);
+        return TO_YOUNG;
+    }
+    return in_fragment(g, a) ? TO_YOUNG : LEAVE;
+}
+
+static inline Term *to_alloc(Gc *g, int dest, size_t n)
+{
+    Term *d;
+    if (dest == TO_OLD) {
+        d = g->ohtop;
+        g->ohtop += n;
+        if (g->ohtop > g->olimit)
+            gc_fatal("old heap overflow while promoting", (Term)n);
+    } else {
+        d = g->htop;
+        g->htop += n;
+        if (g->htop > g->hlimit)
+            gc_fatal("young heap overflow while copying", (Term)n);
+    }
+    g->copied += n;
+    return d;
+}
+
+/* t is a list or boxed term; returns where it lives after the collection. */
+static Term evacuate(Gc *g, Term t)
+{
+    if (is_list(t)) {
+        Term *cell = list_ptr(t);
+        int dest = where(g, cell);
+        if (dest == LEAVE)
+            return t;
+        if (cell[0] == THE_NON_VALUE)          /* already moved */
+            return cell[1];
+        Term *d = to_alloc(g, dest, 2);
+        d[0] = cell[0];
+        d[1] = cell[1];
+        Term moved = make_list(d);
+        cell[0] = THE_NON_VALUE;
+        cell[1] = moved;
+        return moved;
+    }
+    Term *obj = boxed_ptr(t);
+    int dest = where(g, obj);
+    if (dest == LEAVE)
+        return t;
+    Term h = obj[0];
+    if (is_boxed(h))                           /* already moved */
+        return h;
+    size_t n = header_arity(h) + 1;
+    Term *d = to_alloc(g, dest, n);
+    memcpy(d, obj, n * sizeof(Term));
+    Term moved = make_boxed(d);
+    obj[0] = moved;
+    return moved;
+}
+
+static inline int is_pointer(Term t)
+{
+    return is_list(t) || is_boxed(t);
+}
+
+static inline void update(Gc *g, Term *slot)
+{
+    if (is_pointer(*slot))
+        *slot = evacuate(g, *slot);
+}
+
+/* Evacuates what the words s .. *top point to, as *top moves on; returns
+ * where it stopped (== *top). */
+static Term *scan(Gc *g, Term *s, Term *const *top)
+{
+    while (s < *top) {
+        Term w = *s;
+        switch (primary_tag(w)) {
+        case TAG_LIST:
+        case TAG_BOXED:
+            *s++ = evacuate(g, w);
+            break;
+        case TAG_IMMED:
+            s++;
+            break;
+        default:                               /* a header */
+            switch (header_subtag(w)) {
+            case BOXED_TUPLE:                  /* elements are terms */
+                s++;
+                break;
+            case BOXED_FUN:                    /* [FunEntry *][free vars...] */
+                s += 2;
+                break;
+            case BOXED_POS_BIG:
+            case BOXED_NEG_BIG:
+            case BOXED_FLOAT:
+            case BOXED_EXPORT:
+            case BOXED_REF:
+            case BOXED_HEAP_BIN:               /* raw payload */
+                s += 1 + header_arity(w);
+                break;
+            default:
+                gc_fatal("cannot collect this kind of object yet (refc/sub binary or map)", w);
+            }
+        }
+    }
+    return s;
+}
+
+/* Every root, as listed in gc.h. The stack has already been copied to
+ * [stack, stack_end) of the new block. */
+static void for_each_root(Gc *g, Process *p, int live, Term *stack, Term *stack_end)
+{
+    for (int i = 0; i < live; i++)
+        update(g, &p->x[i]);
+    for (Term *s = stack; s < stack_end; s++)
+        update(g, s);                          /* CPs and catches have tag 00 */
+    update(g, &p->dict);
+    update(g, &p->exc_reason);
+    update(g, &p->exc_trace);
+    update(g, &p->initial_call);
+    update(g, &p->group_leader);
+    update(g, &p->pid);
+}
+
+/* Copies the live data the Gc describes into the new block `to` of `size`
+ * words, moves the stack to its end, and installs the block in p (the old
+ * young block is the caller's to free). */
+static void copy_pass(Gc *g, Process *p, int live, Term *to, size_t size)
+{
+    size_t stack = (size_t)(p->hend - p->stop);
+    Term *nstop = to + size - stack;
+    memcpy(nstop, p->stop, stack * sizeof(Term));
+    g->htop = to;
+    g->hlimit = nstop;
+    Term *old_scan = g->ohtop;
+
+    for_each_root(g, p, live, nstop, to + size);
+    Term *young_scan = to;
+    while (young_scan < g->htop || old_scan < g->ohtop) {
+        young_scan = scan(g, young_scan, &g->htop);
+        old_scan = scan(g, old_scan, &g->ohtop);
+    }
+
+    p->heap = to;
+    p->htop = g->htop;
+    p->stop = nstop;
+    p->hend = to + size;
+    p->high_water = p->htop;           /* everything here has survived once */
+}
+
+UWord gc_collect(Process *p, size_t need, int live, int major)
+{
+    if (live < 0 || live > MAX_REG)
+        gc_fatal("bad number of live registers", (Term)live);
+    size_t stack = (size_t)(p->hend - p->stop);
+    size_t young_used = (size_t)(p->htop - p->heap);
+    size_t mature = (size_t)(p->high_water - p->heap);
+    size_t old_used = p->old_heap ? (size_t)(p->old_htop - p->old_heap) : 0;
+    size_t frag_used = 0, nfrags = 0;
+    for (HeapFrag *f = p->mbuf; f; f = f->next) {
+        frag_used += f->used;
+        nfrags++;
+    }
+
+    if (p->gen_gcs >= p->max_gen_gcs)
+        major = 1;
+#if GC_STRESS
+    if ((p->gc.minor + p->gc.major) % 8 == 7)  /* exercise both kinds */
+        major = 1;
+#endif
+    if (!major && mature > 0) {
+        if (!p->old_heap) {
+            size_t sz = gc_next_heap_size(young_used);
+            Term *old = alloc_words(sz);
+            if (old) {
+                p->old_heap = p->old_htop = old;
+                p->old_hend = old + sz;
+            } else {
+                major = 1;
+            }
+        } else if ((size_t)(p->old_hend - p->old_htop) < mature) {
+            major = 1;
+        }
+    }
+
+    FragRange *frags = NULL;
+    if (nfrags) {
+        frags = malloc(nfrags * sizeof *frags);
+        if (!frags)
+            return 1;                          /* failed: nothing changed */
+        size_t i = 0;
+        for (HeapFrag *f = p->mbuf; f; f = f->next, i++) {
+            frags[i].lo = (uintptr_t)f->mem;
+            frags[i].hi = (uintptr_t)(f->mem + f->used);
+            frags[i].end = (uintptr_t)(f->mem + f->size);
+        }
+        qsort(frags, nfrags, sizeof *frags, frag_cmp);
+    }
+
+    size_t upper = young_used + frag_used + stack + (major ? old_used : 0);
+    size_t size = gc_next_heap_size(upper);
+    if (size < p->min_heap_size)
+        size = p->min_heap_size;
+    Term *to = alloc_words(size);
+    if (!to) {
+        free(frags);
+        return 1;                              /* failed: nothing changed */
+    }
+
+    Gc g = {0};
+    g.major = major;
+    g.ylo = (uintptr_t)p->heap;
+    g.yhi = (uintptr_t)p->htop;
+    g.yend = (uintptr_t)p->hend;
+    g.hw = major ? g.ylo : (uintptr_t)p->high_water;
+    if (p->old_heap) {
+        g.olo = (uintptr_t)p->old_heap;
+        g.ohi = (uintptr_t)p->old_htop;
+        g.oend = (uintptr_t)p->old_hend;
+    }
+    if (!major) {
+        g.ohtop = p->old_htop;
+        g.olimit = p->old_hend;
+    }
+    g.frags = frags;
+    g.nfrags = nfrags;
+    if (nfrags) {
+        g.flo = frags[0].lo;
+        g.fhi = 0;
+        for (size_t i = 0; i < nfrags; i++)
+            if (frags[i].end > g.fhi)
+                g.fhi = frags[i].end;
+    }
+
+    Term *from = p->heap;
+    size_t from_size = (size_t)(p->hend - p->heap);
+    copy_pass(&g, p, live, to, size);
+    free_words(from, from_size);
+    free(frags);
+    heap_frag_free(p->mbuf);
+    p->mbuf = NULL;
+    p->mbuf_words = 0;
+    if (major) {
+        if (p->old_heap)
+            free_words(p->old_heap, (size_t)(p->old_hend - p->old_heap));
+        p->old_heap = p->old_htop = p->old_hend = NULL;
+    } else if (p->old_heap) {
+        p->old_htop = g.ohtop;
+    }
+
+    /* Resize: keep live + stack + need between 25% and 75% of the block. */
+    size_t copied = g.copied;
+    size_t live_words = (size_t)(p->htop - p->heap);
+    size_t need_after = live_words + stack;
+    need_after = need > SIZE_MAX / 2 - need_after ? SIZE_MAX / 2 : need_after + need;
+    size_t target = size;
+    if (need_after > size / 4 * 3) {
+        target = gc_next_heap_size(need_after + need_after / 3);
+    } else if (size > p->min_heap_size && need_after < size / 4) {
+        target = gc_next_heap_size(2 * need_after);
+        if (target < p->min_heap_size)
+            target = p->min_heap_size;
+    }
+    if (target != size) {
+        Term *block = alloc_words(target);
+        if (block && target >= stack + live_words) {
+            Gc g2 = {0};                       /* young only, nothing promoted */
+            g2.ylo = g2.hw = (uintptr_t)p->heap;
+            g2.yhi = (uintptr_t)p->htop;
+            g2.yend = (uintptr_t)p->hend;
+            if (p->old_heap) {
+                g2.olo = (uintptr_t)p->old_heap;
+                g2.ohi = (uintptr_t)p->old_htop;
+                g2.oend = (uintptr_t)p->old_hend;
+            }
+            from = p->heap;
+            copy_pass(&g2, p, live, block, target);
+            free_words(from, size);
+            copied += g2.copied;
+        } else {
+            free(block);                       /* keep the block we have */
+        }
+    }
+
+    size_t before = young_used + frag_used + (major ? old_used : 0);
+    p->gc.words_reclaimed += before - g.copied;
+    if (major) {
+        p->gc.major++;
+        p->gen_gcs = 0;
+    } else {
+        p->gc.minor++;
+        p->gen_gcs++;
+    }
+    p->gc_last_copied = copied;
+    return (copied + stack) / 10 + 1;
+}
+
+UWord gc_ensure(Process *p, size_t need, int live)
+{
+#if !GC_STRESS
+    if (gc_has_room(p, need) &&
+        p->mbuf_words <= gc_heap_size(p) / FRAG_PRESSURE_DIVISOR)
+        return 0;
+#endif
+    return gc_collect(p, need, live, 0);
+}
+
+void gc_full(Process *p, int live)
+{
+    gc_collect(p, 0, live, 1);
+}

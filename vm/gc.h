@@ -1,0 +1,85 @@
+/* gc.h — the per-process garbage collector and heap-fragment helpers.
+ *
+ * THE INVARIANT. At every call of gc_ensure()/gc_full()/gc_collect(), every
+ * term the process will use again is reachable from the roots, and the roots
+ * are exactly:
+ *   - x0 .. x(live-1)                        (the `live` argument)
+ *   - every word of the stack, stop .. hend-1, whose primary tag is not 00
+ *     (words with tag 00 are CPs and catch markers and are skipped; so is
+ *     THE_NON_VALUE, which is 0)
+ *   - p->dict, p->exc_reason, p->exc_trace, p->initial_call, p->group_leader
+ * The collector moves objects and rewrites the roots in place: a C variable
+ * holding a Term (or a Term *) into the heap across a collection is stale
+ * afterwards. Registers at or above `live` are garbage after a collection.
+ * A new Process field that holds terms must be added to for_each_root() in
+ * gc.c.
+ *
+ * Terms are immutable once built: an object may only point to objects that
+ * existed when it was built. That is why an old-heap object never points to a
+ * young one and minor collections need no write barrier. Code that fills in
+ * a freshly allocated object (setelement on a new tuple, building a list
+ * front to back) must finish before the next collection point.
+ *
+ * A collection can fail (malloc refused the new block). The process's data is
+ * then left intact but the free space may still be smaller than asked for:
+ * after gc_ensure(p, need, live), if !gc_has_room(p, need), the process is out
+ * of memory and must die (the VM goes on); it must not allocate.
+ */
+#ifndef MINI_GC_H
+#define MINI_GC_H
+
+/* The build passes -Ivm, so `#include <gc.h>` anywhere in the tree finds this
+ * file before Boehm's <gc.h>. Boehm's API is therefore included from here:
+ * files that want Boehm keep writing <gc.h> (or, better, <gc/gc.h>) and get
+ * it, defining GC_THREADS first if they create threads. */
+#include <gc/gc.h>
+
+#include "process.h"
+
+/* gc_ensure, gc_full, heap_alloc, process_new_memory and
+ * process_free_memory are declared in process.h. */
+
+/* Collects now, even if there is room: a minor collection, unless a major
+ * one is due (old heap full, max_gen_gcs minors since the last major) or
+ * `major` is set. Afterwards at least `need` words are free (unless the
+ * collection failed, see above). Returns the reductions spent. */
+UWord gc_collect(Process *p, size_t need, int live, int major);
+
+/* The smallest heap size of the growth sequence (233, 377, 610, ... then
+ * +20% steps) that is at least `words`. */
+size_t gc_next_heap_size(size_t words);
+
+static inline int gc_has_room(const Process *p, size_t need)
+{
+    return (size_t)(p->stop - p->htop) >= need;
+}
+
+/* Sizes in words, for process_info and statistics. */
+static inline size_t gc_heap_size(const Process *p)      /* young block, stack included */
+{
+    return (size_t)(p->hend - p->heap);
+}
+static inline size_t gc_old_heap_size(const Process *p)
+{
+    return p->old_heap ? (size_t)(p->old_hend - p->old_heap) : 0;
+}
+static inline size_t gc_total_heap_size(const Process *p)
+{
+    return gc_heap_size(p) + gc_old_heap_size(p) + p->mbuf_words;
+}
+static inline size_t gc_stack_size(const Process *p)
+{
+    return (size_t)(p->hend - p->stop);
+}
+
+/* Heap fragments outside a process (a message in flight is built in one).
+ * heap_frag_new returns NULL when out of memory; the caller sets f->used.
+ * heap_attach_frag hangs a fragment (or a chain linked by `next`) on a
+ * process: from then on the process owns it, its terms may be stored in the
+ * process's roots or heap, and the next collection copies what is live and
+ * frees it. heap_frag_free frees a fragment and the rest of its chain. */
+HeapFrag *heap_frag_new(size_t words);
+void heap_attach_frag(Process *p, HeapFrag *f);
+void heap_frag_free(HeapFrag *f);
+
+#endif

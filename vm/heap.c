@@ -1,0 +1,138 @@
+/* heap.c — a process's memory: creating and freeing it, and allocation that
+ * never collects (heap fragments).
+ *
+ * A process owns three kinds of memory, all malloc'ed and never seen by Boehm:
+ * the young block (heap growing up, stack growing down, see process.h), the
+ * old heap (survivors of two collections, made by the first promotion), and
+ * heap fragments. Fragments exist because some code cannot collect where it
+ * stands: a BIF holds raw pointers into its arguments, a sender copies into a
+ * receiver it does not own. heap_alloc() bumps htop when the words fit below
+ * the stack, else it takes them from the newest fragment, else it hangs a new
+ * fragment on p->mbuf. The next collection (gc.c) copies the live part of
+ * every fragment into the young heap and frees them all; the emulator calls
+ * gc_ensure() at its next safe point, which also collects when the fragments
+ * grow large relative to the heap (gc.c, frag_pressure).
+ *
+ * Out of memory in heap_alloc is fatal for the VM: a caller that cannot
+ * collect has no way to back out (the emulator's gc_ensure, by contrast,
+ * reports a failed collection by leaving too little room, see gc.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gc.h"
+#include "process.h"
+
+/* A fresh fragment has at least this many words, so that a BIF building a
+ * list cell by cell does not make one malloc per cell. */
+#define FRAG_MIN_WORDS 64
+
+static void out_of_memory(size_t words)
+{
+    fprintf(stderr, "mini: out of memory allocating %zu heap words\n", words);
+    abort();
+}
+
+HeapFrag *heap_frag_new(size_t words)
+{
+    if (words > (SIZE_MAX - sizeof(HeapFrag)) / sizeof(Term))
+        return NULL;
+    HeapFrag *f = malloc(sizeof(HeapFrag) + words * sizeof(Term));
+    if (!f)
+        return NULL;
+    f->next = NULL;
+    f->size = words;
+    f->used = 0;
+    return f;
+}
+
+void heap_frag_free(HeapFrag *f)
+{
+    while (f) {
+        HeapFrag *next = f->next;
+        free(f);
+        f = next;
+    }
+}
+
+void heap_attach_frag(Process *p, HeapFrag *f)
+{
+    /* The fragment keeps its place as the newest one only if it is a single
+     * fragment; a chain is appended in front as it is. */
+    HeapFrag *last = f;
+    size_t words = last->size;
+    while (last->next) {
+        last = last->next;
+        words += last->size;
+    }
+    last->next = p->mbuf;
+    p->mbuf = f;
+    p->mbuf_words += words;
+}
+
+Term *heap_alloc(Process *p, size_t words)
+{
+#if !GC_STRESS
+    /* In GC_STRESS builds everything goes to fragments, so that every
+     * collection has fragments to merge. */
+    if ((size_t)(p->stop - p->htop) >= words) {
+        Term *hp = p->htop;
+        p->htop += words;
+        return hp;
+    }
+#endif
+    HeapFrag *f = p->mbuf;
+    if (f && f->size - f->used >= words) {
+        Term *hp = f->mem + f->used;
+        f->used += words;
+        return hp;
+    }
+    f = heap_frag_new(words > FRAG_MIN_WORDS ? words : FRAG_MIN_WORDS);
+    if (!f)
+        out_of_memory(words);
+    f->used = words;
+    f->next = p->mbuf;
+    p->mbuf = f;
+    p->mbuf_words += f->size;
+    return f->mem;
+}
+
+Process *process_new_memory(size_t heap_words)
+{
+    Process *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    size_t size = gc_next_heap_size(heap_words > MIN_HEAP_SIZE ? heap_words : MIN_HEAP_SIZE);
+    p->heap = malloc(size * sizeof(Term));
+    if (!p->heap) {
+        free(p);
+        return NULL;
+    }
+    p->htop = p->heap;
+    p->hend = p->heap + size;
+    p->stop = p->hend;
+    p->high_water = p->heap;
+    p->old_heap = p->old_htop = p->old_hend = NULL;
+    p->mbuf = NULL;
+    p->mbuf_words = 0;
+    p->gen_gcs = 0;
+    p->max_gen_gcs = 65535;        /* Erlang's fullsweep_after default */
+    p->min_heap_size = size;
+    p->dict = NIL;
+    p->exc_reason = THE_NON_VALUE;
+    p->exc_trace = NIL;
+    p->initial_call = NIL;
+    p->group_leader = NIL;
+    p->pid = make_pid(0);
+    return p;
+}
+
+void process_free_memory(Process *p)
+{
+    if (!p)
+        return;
+    free(p->heap);
+    free(p->old_heap);
+    heap_frag_free(p->mbuf);
+    free(p);
+}
