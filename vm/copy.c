@@ -1,0 +1,90 @@
+/* copy.c — copying terms between heaps.
+ *
+ * Both passes are iterative, so a million-element list or a deeply nested
+ * term needs no C recursion. copy_size walks with an explicit stack.
+ * copy_term copies Cheney-style without forwarding: the root object is copied
+ * to the start of the destination, then a scan pointer walks the words
+ * already copied and, for every pointer it finds that still points outside,
+ * appends a copy of the object pointed to and redirects the pointer. The
+ * destination itself is the work queue.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "copy.h"
+
+/* Words of payload that are not terms, for a boxed object's header. Funs
+ * keep their FunEntry pointer raw and their free variables as terms. */
+static size_t raw_words(Term header) {
+    switch (header_subtag(header)) {
+    case BOXED_TUPLE: return 0;
+    case BOXED_FUN: return 1;
+    case BOXED_MAP: return 0;
+    default: return header_arity(header);
+    }
+}
+
+size_t copy_size(Term t) {
+    size_t words = 0, sp = 0, cap = 64;
+    Term *stack = malloc(cap * sizeof(Term));
+    for (;;) {
+        while (!is_immed(t)) {
+            if (is_list(t)) {
+                words += 2;
+                if (sp == cap) stack = realloc(stack, (cap *= 2) * sizeof(Term));
+                stack[sp++] = list_head(t);
+                t = list_tail(t);
+            } else {
+                Term *p = boxed_ptr(t);
+                size_t n = header_arity(p[0]), raw = raw_words(p[0]);
+                words += 1 + n;
+                for (size_t i = raw + 1; i <= n; i++) {
+                    if (is_immed(p[i])) continue;
+                    if (sp == cap) stack = realloc(stack, (cap *= 2) * sizeof(Term));
+                    stack[sp++] = p[i];
+                }
+                break;
+            }
+        }
+        if (sp == 0) break;
+        t = stack[--sp];
+    }
+    free(stack);
+    return words;
+}
+
+/* Copies the object t points to at *top and returns the new tagged pointer. */
+static Term copy_one(Term t, Term **top) {
+    Term *dst = *top;
+    if (is_list(t)) {
+        dst[0] = list_head(t);
+        dst[1] = list_tail(t);
+        *top = dst + 2;
+        return make_list(dst);
+    }
+    Term *src = boxed_ptr(t);
+    size_t n = header_arity(src[0]) + 1;
+    memcpy(dst, src, n * sizeof(Term));
+    *top = dst + n;
+    return make_boxed(dst);
+}
+
+Term copy_term(Term t, Term *hp) {
+    if (is_immed(t)) return t;
+    Term *top = hp;
+    Term root = copy_one(t, &top);
+    Term *scan = hp;
+    /* Every object in [hp, top) was copied whole; walk them in order. Cons
+     * cells have no header: a word with tag 00 can only be a header here. */
+    while (scan < top) {
+        Term w = *scan;
+        if (primary_tag(w) == TAG_HEADER) {
+            size_t raw = raw_words(w);
+            scan += 1 + raw;
+            continue;
+        }
+        if (!is_immed(w)) *scan = copy_one(w, &top);
+        scan++;
+    }
+    return root;
+}
