@@ -33,5 +33,7 @@ void diag_error(const char *file, const char *src, size_t srclen,
 /* Prints the tree in a readable, stable form (for `mini -P` and tests). */
 #include <stdio.h>
 void ast_dump(FILE *out, const Module *m);
+/* The same for one expression (shell, tests). */
+void ast_dump_expr(FILE *out, const Expr *e);
 
 #endif

@@ -1,0 +1,392 @@
+/* macros.c — Erlang's preprocessor, on tokens (between lexer and parser).
+ *
+ * Handles -define(NAME, Tokens). and -define(NAME(A, B), Tokens).,
+ * -undef, -ifdef, -ifndef, -else, -endif, and the uses ?NAME and
+ * ?NAME(Args), plus the predefined ?MODULE, ?MODULE_STRING, ?FILE, ?LINE.
+ * Directives are recognised only at the start of a form (after a '.'), as
+ * epp does. The tokens of a macro body take the position of the '?' that
+ * used it, so errors in an expansion point at the use; argument tokens keep
+ * their own positions. Expansion is recursive with a depth bound (a macro
+ * that uses itself is "circular") and a size bound, so no input can make
+ * the expander loop or exhaust memory.
+ */
+#include <gc.h>
+#include <stdio.h>
+#include <string.h>
+#include "lex.h"
+#include "parser.h"
+#include "frontend.h"
+
+enum { MACRO_DEPTH_MAX = 100, MACRO_TOKENS_MAX = 10 * 1000 * 1000 };
+
+typedef struct Macro {
+    const char *name;
+    int arity;                  /* -1: no parentheses */
+    const char **params;
+    const Token *body; int nbody;
+    struct Macro *next;
+} Macro;
+
+typedef struct Expander {
+    Source *s;
+    Macro *macros;
+    const char *module;         /* from -module, for ?MODULE */
+    int failed;
+} Expander;
+
+static void macro_error(Expander *x, const Token *at, const char *fmt, const char *arg)
+{
+    if (x->failed) return;     /* one error is enough: later ones cascade */
+    x->failed = 1;
+    diag_error(x->s->file, x->s->src, x->s->len, at->line, at->col, fmt, arg);
+    x->s->errors++;
+}
+
+static Macro *macro_find(Expander *x, const char *name, int arity)
+{
+    for (Macro *m = x->macros; m; m = m->next)
+        if (m->name == name && m->arity == arity) return m;
+    return NULL;
+}
+
+static int macro_defined(Expander *x, const char *name)
+{
+    if (strcmp(name, "MODULE") == 0 || strcmp(name, "MODULE_STRING") == 0)
+        return x->module != NULL;
+    if (strcmp(name, "FILE") == 0 || strcmp(name, "LINE") == 0) return 1;
+    for (Macro *m = x->macros; m; m = m->next)
+        if (m->name == name) return 1;
+    return 0;
+}
+
+static void macro_undef(Expander *x, const char *name)
+{
+    Macro **pp = &x->macros;
+    while (*pp) {
+        if ((*pp)->name == name) *pp = (*pp)->next;
+        else pp = &(*pp)->next;
+    }
+}
+
+static int macro_is_name(const Token *t)
+{
+    return t->kind == T_ATOM || t->kind == T_VAR;
+}
+
+/* The end of the form starting at i: the index of its DOT, or of the end. */
+static int macro_form_end(const Token *t, int i)
+{
+    while (t[i].kind != 0 && t[i].kind != T_DOT) i++;
+    return i;
+}
+
+static Token macro_string_token(const Token *at, const char *s)
+{
+    Token t = *at;
+    size_t n = strlen(s);
+    int *codes = GC_MALLOC_ATOMIC(sizeof(int) * (n + 1));
+    for (size_t i = 0; i < n; i++) codes[i] = (unsigned char)s[i];
+    t.kind = T_STRING;
+    t.str = codes;
+    t.len = (int)n;
+    char *text = GC_MALLOC_ATOMIC(n + 3);
+    snprintf(text, n + 3, "\"%s\"", s);
+    t.text = text;
+    t.name = NULL;
+    return t;
+}
+
+/* -define(Name, Body). or -define(Name(P1, ...), Body).  t[i] is '-'. */
+static void macro_define(Expander *x, const Token *t, int i, int end)
+{
+    const Token *at = &t[i + 1];
+    int k = i + 2;
+    if (t[k].kind != '(' || !macro_is_name(&t[k + 1])) {
+        macro_error(x, at, "%s", "badly formed 'define'");
+        return;
+    }
+    Macro *m = ast_alloc(sizeof *m);
+    m->name = t[k + 1].name;
+    m->arity = -1;
+    k += 2;
+    if (t[k].kind == '(') {
+        int cap = 4, n = 0;
+        const char **params = ast_alloc(sizeof *params * (size_t)cap);
+        k++;
+        if (t[k].kind != ')') {
+            for (;;) {
+                if (t[k].kind != T_VAR) { macro_error(x, &t[k], "%s", "badly formed 'define'"); return; }
+                if (n == cap) {
+                    const char **np = ast_alloc(sizeof *np * (size_t)cap * 2);
+                    memcpy(np, params, sizeof *np * (size_t)n);
+                    params = np; cap *= 2;
+                }
+                params[n++] = t[k].name;
+                k++;
+                if (t[k].kind == ',') { k++; continue; }
+                break;
+            }
+        }
+        if (t[k].kind != ')') { macro_error(x, &t[k], "%s", "badly formed 'define'"); return; }
+        k++;
+        m->arity = n;
+        m->params = params;
+    }
+    /* the body runs from after the comma to the ')' just before the dot */
+    if (t[k].kind != ',' || t[end].kind != T_DOT || end - 1 <= k || t[end - 1].kind != ')') {
+        macro_error(x, at, "%s", "badly formed 'define'");
+        return;
+    }
+    m->body = &t[k + 1];
+    m->nbody = end - 1 - (k + 1);
+    if (macro_find(x, m->name, m->arity)) {
+        macro_error(x, &t[i + 3], "redefining macro '%s'", m->name);
+        return;
+    }
+    m->next = x->macros;
+    x->macros = m;
+}
+
+static int macro_open(int k)
+{
+    return k == '(' || k == '[' || k == '{' || k == T_LTLT || k == T_BEGIN || k == T_CASE ||
+           k == T_IF || k == T_RECEIVE || k == T_TRY;
+}
+
+static int macro_close(int k)
+{
+    return k == ')' || k == ']' || k == '}' || k == T_GTGT || k == T_END;
+}
+
+static int macro_expand_list(Expander *x, const Token *t, int n, TokVec *out, int depth,
+                             const Token *use);
+
+/* Expands the use at t[*ip] == '?' into out; advances *ip past it. */
+static int macro_use(Expander *x, const Token *t, int n, int *ip, TokVec *out, int depth,
+                     const Token *use)
+{
+    int i = *ip;
+    const Token *q = &t[i];
+    const Token *at = use ? use : q;     /* where the expansion is said to be */
+    if (i + 1 >= n || !macro_is_name(&t[i + 1])) {
+        macro_error(x, q, "%s", "badly formed macro use");
+        return 0;
+    }
+    const Token *nt = &t[i + 1];
+    const char *name = nt->name;
+    i += 2;
+
+    if (strcmp(name, "MODULE") == 0 && x->module && !macro_find(x, name, -1)) {
+        Token a = *at;
+        a.kind = T_ATOM; a.name = x->module; a.text = x->module;
+        tokvec_push(out, &a);
+        *ip = i;
+        return 1;
+    }
+    if (strcmp(name, "MODULE_STRING") == 0 && x->module && !macro_find(x, name, -1)) {
+        Token a = macro_string_token(at, x->module);
+        tokvec_push(out, &a);
+        *ip = i;
+        return 1;
+    }
+    if (strcmp(name, "FILE") == 0 && !macro_find(x, name, -1)) {
+        Token a = macro_string_token(at, x->s->file ? x->s->file : "");
+        tokvec_push(out, &a);
+        *ip = i;
+        return 1;
+    }
+    if (strcmp(name, "LINE") == 0 && !macro_find(x, name, -1)) {
+        Token a = *at;
+        a.kind = T_INTEGER; a.ival = at->line; a.big = NULL;
+        char buf[24];
+        snprintf(buf, sizeof buf, "%d", at->line);
+        a.text = ast_intern(buf, strlen(buf));
+        tokvec_push(out, &a);
+        *ip = i;
+        return 1;
+    }
+
+    /* arguments, if the use has them and a macro with arguments exists */
+    int nargs = -1;
+    int *astart = NULL, *aend = NULL;
+    int has_args_macro = 0;
+    for (Macro *m = x->macros; m; m = m->next)
+        if (m->name == name && m->arity >= 0) has_args_macro = 1;
+    if (i < n && t[i].kind == '(' && has_args_macro) {
+        int cap = 4;
+        astart = GC_MALLOC_ATOMIC(sizeof(int) * (size_t)cap);
+        aend = GC_MALLOC_ATOMIC(sizeof(int) * (size_t)cap);
+        int level = 0, k = i + 1, start = k;
+        nargs = 0;
+        for (;; k++) {
+            if (k >= n || t[k].kind == T_DOT || t[k].kind == 0) {
+                macro_error(x, nt, "argument mismatch for macro '%s'", name);
+                return 0;
+            }
+            int kind = t[k].kind;
+            if (level == 0 && (kind == ',' || kind == ')')) {
+                if (nargs == cap) {
+                    int *ns = GC_MALLOC_ATOMIC(sizeof(int) * (size_t)cap * 2);
+                    int *ne = GC_MALLOC_ATOMIC(sizeof(int) * (size_t)cap * 2);
+                    memcpy(ns, astart, sizeof(int) * (size_t)nargs);
+                    memcpy(ne, aend, sizeof(int) * (size_t)nargs);
+                    astart = ns; aend = ne; cap *= 2;
+                }
+                astart[nargs] = start; aend[nargs] = k;
+                nargs++;
+                start = k + 1;
+                if (kind == ')') break;
+                continue;
+            }
+            if (macro_open(kind)) level++;
+            else if (macro_close(kind)) level--;
+        }
+        if (nargs == 1 && astart[0] == aend[0]) nargs = 0;    /* ?F() */
+        Macro *m = macro_find(x, name, nargs);
+        if (m) {
+            i = k + 1;
+            /* substitute, then expand the result again */
+            TokVec sub = {0};
+            for (int b = 0; b < m->nbody; b++) {
+                const Token *bt = &m->body[b];
+                int p = -1;
+                if (bt->kind == T_VAR)
+                    for (int a = 0; a < m->arity; a++) if (m->params[a] == bt->name) p = a;
+                if (p >= 0) {
+                    for (int a = astart[p]; a < aend[p]; a++) tokvec_push(&sub, &t[a]);
+                } else {
+                    Token c = *bt;
+                    c.line = at->line; c.col = at->col; c.eline = at->eline; c.ecol = at->ecol;
+                    tokvec_push(&sub, &c);
+                }
+            }
+            if (sub.n + out->n > MACRO_TOKENS_MAX) {
+                macro_error(x, nt, "%s", "macro expansion too large");
+                return 0;
+            }
+            if (!macro_expand_list(x, sub.v, sub.n, out, depth + 1, NULL)) return 0;
+            *ip = i;
+            return 1;
+        }
+    }
+    Macro *m = macro_find(x, name, -1);
+    if (!m) {
+        if (nargs >= 0) {
+            char buf[300];
+            snprintf(buf, sizeof buf, "%s/%d", name, nargs);
+            macro_error(x, nt, "undefined macro '%s'", buf);
+        } else
+            macro_error(x, nt, "undefined macro '%s'", name);
+        return 0;
+    }
+    if (out->n + m->nbody > MACRO_TOKENS_MAX) {
+        macro_error(x, nt, "%s", "macro expansion too large");
+        return 0;
+    }
+    if (!macro_expand_list(x, m->body, m->nbody, out, depth + 1, at)) return 0;
+    *ip = i;
+    return 1;
+}
+
+/* Copies t[0..n) to out, expanding uses. `use`, when set, is the position
+ * every copied token takes (a macro body). */
+static int macro_expand_list(Expander *x, const Token *t, int n, TokVec *out, int depth,
+                             const Token *use)
+{
+    if (depth > MACRO_DEPTH_MAX) {
+        const Token *at = use ? use : n ? &t[0] : NULL;
+        if (at) macro_error(x, at, "%s", "circular macro");
+        return 0;
+    }
+    for (int i = 0; i < n;) {
+        if (t[i].kind == '?') {
+            if (!macro_use(x, t, n, &i, out, depth, use)) return 0;
+            continue;
+        }
+        Token c = t[i];
+        if (use) { c.line = use->line; c.col = use->col; c.eline = use->eline; c.ecol = use->ecol; }
+        tokvec_push(out, &c);
+        i++;
+        if (out->n > MACRO_TOKENS_MAX) {
+            macro_error(x, &t[0], "%s", "macro expansion too large");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int macro_directive(const Token *t, int i, const char *name)
+{
+    return t[i].kind == '-' && t[i + 1].kind == T_ATOM && strcmp(t[i + 1].name, name) == 0;
+}
+
+int macros_expand(Source *s, const TokVec *in, TokVec *out)
+{
+    Expander x = { .s = s };
+    const Token *t = in->v;
+    int n = in->n - 1;            /* t[n] is the end token */
+    /* conditional stack: for each open -ifdef, whether its branch is live,
+     * and whether the enclosing text is */
+    int cap = 16, depth = 0;
+    int *live = GC_MALLOC_ATOMIC(sizeof(int) * (size_t)cap);
+    int *outer = GC_MALLOC_ATOMIC(sizeof(int) * (size_t)cap);
+    const Token **opened = GC_MALLOC(sizeof(Token *) * (size_t)cap);
+    int active = 1;
+
+    int i = 0;
+    while (i < n && !x.failed) {
+        int end = macro_form_end(t, i);
+        int next = end < n ? end + 1 : end;
+        if (macro_directive(t, i, "ifdef") || macro_directive(t, i, "ifndef")) {
+            int neg = strcmp(t[i + 1].name, "ifndef") == 0;
+            if (t[i + 2].kind != '(' || !macro_is_name(&t[i + 3]) || t[i + 4].kind != ')' ||
+                t[i + 5].kind != T_DOT) {
+                macro_error(&x, &t[i + 1], neg ? "%s" : "%s",
+                            neg ? "badly formed 'ifndef'" : "badly formed 'ifdef'");
+                break;
+            }
+            if (depth == cap) {
+                int *nl = GC_MALLOC_ATOMIC(sizeof(int) * (size_t)cap * 2);
+                int *no = GC_MALLOC_ATOMIC(sizeof(int) * (size_t)cap * 2);
+                const Token **nop = GC_MALLOC(sizeof(Token *) * (size_t)cap * 2);
+                memcpy(nl, live, sizeof(int) * (size_t)depth);
+                memcpy(no, outer, sizeof(int) * (size_t)depth);
+                memcpy(nop, opened, sizeof(Token *) * (size_t)depth);
+                live = nl; outer = no; opened = nop; cap *= 2;
+            }
+            int def = macro_defined(&x, t[i + 3].name);
+            outer[depth] = active;
+            live[depth] = neg ? !def : def;
+            opened[depth] = &t[i + 1];
+            depth++;
+            active = active && live[depth - 1];
+        } else if (macro_directive(t, i, "else")) {
+            if (depth == 0) { macro_error(&x, &t[i + 1], "%s", "'else' without 'if'"); break; }
+            live[depth - 1] = !live[depth - 1];
+            active = outer[depth - 1] && live[depth - 1];
+        } else if (macro_directive(t, i, "endif")) {
+            if (depth == 0) { macro_error(&x, &t[i + 1], "%s", "'endif' without 'if'"); break; }
+            depth--;
+            active = outer[depth];
+        } else if (!active) {
+            /* skipped text */
+        } else if (macro_directive(t, i, "define")) {
+            macro_define(&x, t, i, end);
+        } else if (macro_directive(t, i, "undef")) {
+            if (t[i + 2].kind != '(' || !macro_is_name(&t[i + 3]) || t[i + 4].kind != ')')
+                macro_error(&x, &t[i + 1], "%s", "badly formed 'undef'");
+            else
+                macro_undef(&x, t[i + 3].name);
+        } else {
+            if (macro_directive(t, i, "module") && t[i + 2].kind == '(' && t[i + 3].kind == T_ATOM)
+                x.module = t[i + 3].name;
+            /* the form itself, dot included */
+            if (!macro_expand_list(&x, &t[i], next - i, out, 0, NULL)) break;
+        }
+        i = next;
+    }
+    if (!x.failed && depth > 0)
+        macro_error(&x, opened[depth - 1], "unterminated '%s'", opened[depth - 1]->name);
+    tokvec_push(out, &t[n]);
+    return !x.failed;
+}
