@@ -1,0 +1,308 @@
+/* compare.c — Erlang's term order (see compare.h). */
+#include "compare.h"
+#include "atom.h"
+#include "bignum.h"
+#include "module.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    C_NUMBER, C_ATOM, C_REF, C_FUN, C_PORT, C_PID, C_TUPLE, C_MAP, C_NIL, C_LIST, C_BINARY
+};
+
+static int class_of(Term t)
+{
+    switch (primary_tag(t)) {
+    case TAG_LIST:
+        return C_LIST;
+    case TAG_BOXED:
+        switch (boxed_kind(t)) {
+        case BOXED_TUPLE: return C_TUPLE;
+        case BOXED_POS_BIG: case BOXED_NEG_BIG: case BOXED_FLOAT: return C_NUMBER;
+        case BOXED_FUN: case BOXED_EXPORT: return C_FUN;
+        case BOXED_REF: return C_REF;
+        case BOXED_MAP: return C_MAP;
+        default: return C_BINARY;
+        }
+    case TAG_IMMED:
+        if (is_small(t)) return C_NUMBER;
+        if (is_atom(t)) return C_ATOM;
+        if (is_pid(t)) return C_PID;
+        if (is_port(t)) return C_PORT;
+        return C_NIL;
+    default:
+        return C_NIL;          /* headers never reach here */
+    }
+}
+
+static inline int cmp_uword(UWord x, UWord y) { return x < y ? -1 : x > y; }
+static inline int cmp_sword(SWord x, SWord y) { return x < y ? -1 : x > y; }
+
+static int atom_compare(Term a, Term b)
+{
+    size_t la, lb;
+    const char *sa = atom_name(a, &la), *sb = atom_name(b, &lb);
+    int c = memcmp(sa, sb, la < lb ? la : lb);
+    if (c)
+        return c < 0 ? -1 : 1;
+    return cmp_uword(la, lb);
+}
+
+/* Integer (small or big) as sign + magnitude. */
+typedef struct { const uint64_t *d; size_t n; int neg; uint64_t one; } NView;
+
+static void nview(Term t, NView *v)
+{
+    if (is_small(t)) {
+        SWord x = small_val(t);
+        v->neg = x < 0;
+        v->one = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+        v->d = &v->one;
+        v->n = v->one != 0;
+    } else {
+        v->d = big_digits(t);
+        v->n = big_size(t);
+        v->neg = big_is_neg(t);
+    }
+}
+
+static int int_compare(Term a, Term b)
+{
+    if (is_small(a) && is_small(b))
+        return cmp_sword(small_val(a), small_val(b));
+    NView x, y;
+    nview(a, &x);
+    nview(b, &y);
+    int sx = x.n == 0 ? 0 : (x.neg ? -1 : 1), sy = y.n == 0 ? 0 : (y.neg ? -1 : 1);
+    if (sx != sy)
+        return sx < sy ? -1 : 1;
+    int c = bn_cmp(x.d, x.n, y.d, y.n);
+    return x.neg ? -c : c;
+}
+
+/* integer a vs double d, exactly */
+static int int_float_compare(Term a, double d)
+{
+    if (is_small(a)) {
+        SWord x = small_val(a);
+        if (x >= -((SWord)1 << 53) && x <= ((SWord)1 << 53)) {
+            double dx = (double)x;
+            return dx < d ? -1 : dx > d;
+        }
+    }
+    NView v;
+    nview(a, &v);
+    return bn_cmp_double(v.neg, v.d, v.n, d);
+}
+
+/* exact: integers before floats; else by value */
+static int num_compare(Term a, Term b, int exact)
+{
+    int fa = is_float(a), fb = is_float(b);
+    if (!fa && !fb)
+        return int_compare(a, b);
+    if (fa && fb) {
+        double x = float_val(a), y = float_val(b);
+        return x < y ? -1 : x > y;
+    }
+    if (exact)
+        return fa ? 1 : -1;
+    if (fa)
+        return -int_float_compare(b, float_val(a));
+    return int_float_compare(a, float_val(b));
+}
+
+int number_compare(Term a, Term b)
+{
+    return num_compare(a, b, 0);
+}
+
+typedef struct { Term a, b; } Pair;
+
+typedef struct {
+    Pair *st;
+    size_t sp, cap;
+    Pair buf[32];
+} Stack;
+
+static void push(Stack *s, Term a, Term b)
+{
+    if (s->sp == s->cap) {
+        size_t ncap = s->cap * 2;
+        Pair *n = s->st == s->buf ? malloc(ncap * sizeof *n) : realloc(s->st, ncap * sizeof *n);
+        if (!n) {
+            fprintf(stderr, "mini: out of memory comparing terms\n");
+            abort();
+        }
+        if (s->st == s->buf)
+            memcpy(n, s->buf, s->sp * sizeof *n);
+        s->st = n;
+        s->cap = ncap;
+    }
+    s->st[s->sp].a = a;
+    s->st[s->sp].b = b;
+    s->sp++;
+}
+
+static int fun_compare_head(Term a, Term b, Stack *s)
+{
+    int ka = boxed_kind(a) == BOXED_EXPORT, kb = boxed_kind(b) == BOXED_EXPORT;
+    if (ka != kb)
+        return ka ? 1 : -1;            /* local funs sort before external ones */
+    if (ka) {
+        const Export *ea = (const Export *)boxed_ptr(a)[1], *eb = (const Export *)boxed_ptr(b)[1];
+        if (ea == eb)
+            return 0;
+        int c = atom_compare(ea->module, eb->module);
+        if (!c) c = atom_compare(ea->name, eb->name);
+        if (!c) c = cmp_sword(ea->arity, eb->arity);
+        return c;
+    }
+    const FunEntry *fa = (const FunEntry *)boxed_ptr(a)[1], *fb = (const FunEntry *)boxed_ptr(b)[1];
+    if (fa != fb) {
+        int c = atom_compare(fa->module, fb->module);
+        if (!c) c = cmp_sword(fa->index, fb->index);
+        if (!c) c = cmp_uword(fa->uniq, fb->uniq);
+        if (c)
+            return c;
+    }
+    UWord na = header_arity(boxed_header(a)), nb = header_arity(boxed_header(b));
+    if (na != nb)
+        return cmp_uword(na, nb);
+    for (UWord i = na; i > 1; i--)
+        push(s, boxed_ptr(a)[i], boxed_ptr(b)[i]);
+    return 0;
+}
+
+static int ref_compare(Term a, Term b)
+{
+    UWord na = header_arity(boxed_header(a)), nb = header_arity(boxed_header(b));
+    if (na != nb)
+        return cmp_uword(na, nb);
+    for (UWord i = na; i >= 1; i--)
+        if (boxed_ptr(a)[i] != boxed_ptr(b)[i])
+            return cmp_uword(boxed_ptr(a)[i], boxed_ptr(b)[i]);
+    return 0;
+}
+
+static int compare(Term a, Term b, int exact)
+{
+    Stack s;
+    s.st = s.buf;
+    s.sp = 0;
+    s.cap = sizeof s.buf / sizeof *s.buf;
+    int res = 0;
+    for (;;) {
+        if (a != b) {
+            int ca = class_of(a), cb = class_of(b);
+            if (ca != cb) {
+                res = ca < cb ? -1 : 1;
+                break;
+            }
+            switch (ca) {
+            case C_NUMBER:
+                res = num_compare(a, b, exact);
+                break;
+            case C_ATOM:
+                res = atom_compare(a, b);
+                break;
+            case C_PID:
+                res = cmp_uword(pid_val(a), pid_val(b));
+                break;
+            case C_PORT:
+                res = cmp_uword(port_val(a), port_val(b));
+                break;
+            case C_REF:
+                res = ref_compare(a, b);
+                break;
+            case C_FUN:
+                res = fun_compare_head(a, b, &s);
+                break;
+            case C_TUPLE: {
+                UWord na = tuple_arity(a), nb = tuple_arity(b);
+                if (na != nb) {
+                    res = cmp_uword(na, nb);
+                    break;
+                }
+                if (na == 0)
+                    break;
+                const Term *ea = tuple_elems(a), *eb = tuple_elems(b);
+                for (UWord i = na; i > 1; i--)
+                    push(&s, ea[i - 1], eb[i - 1]);
+                a = ea[0];
+                b = eb[0];
+                continue;
+            }
+            case C_LIST:
+                push(&s, list_tail(a), list_tail(b));
+                a = list_head(a);
+                b = list_head(b);
+                continue;
+            case C_MAP:
+                if (term_compare_maps)
+                    res = term_compare_maps(a, b, exact);
+                else
+                    res = cmp_uword(header_arity(boxed_header(a)), header_arity(boxed_header(b)));
+                break;
+            case C_BINARY:
+                if (term_compare_binaries)
+                    res = term_compare_binaries(a, b);
+                else
+                    res = cmp_uword(a, b);
+                break;
+            default:
+                break;
+            }
+            if (res)
+                break;
+        }
+        if (s.sp == 0)
+            break;
+        s.sp--;
+        a = s.st[s.sp].a;
+        b = s.st[s.sp].b;
+    }
+    if (s.st != s.buf)
+        free(s.st);
+    return res;
+}
+
+int term_compare(Term a, Term b)
+{
+    if (a == b)
+        return 0;
+    if (is_small(a) && is_small(b))
+        return cmp_sword(small_val(a), small_val(b));
+    return compare(a, b, 0);
+}
+
+int term_compare_exact(Term a, Term b)
+{
+    if (a == b)
+        return 0;
+    if (is_small(a) && is_small(b))
+        return cmp_sword(small_val(a), small_val(b));
+    return compare(a, b, 1);
+}
+
+int term_eq(Term a, Term b)
+{
+    if (a == b)
+        return 1;
+    if (is_immed(a) && is_immed(b))
+        return 0;                 /* distinct immediates are never equal */
+    return compare(a, b, 0) == 0;
+}
+
+int term_eq_exact(Term a, Term b)
+{
+    if (a == b)
+        return 1;
+    if (is_immed(a) || is_immed(b))
+        return 0;     /* equal immediates are identical words; boxed never equals an immediate exactly */
+    if (primary_tag(a) != primary_tag(b))
+        return 0;
+    return compare(a, b, 1) == 0;
+}

@@ -1,0 +1,31 @@
+/* compare.h — Erlang's term order and equality.
+ *
+ * number < atom < reference < fun < port < pid < tuple < map < [] < list
+ * < binary. Numbers compare by value across integers and floats (exactly,
+ * also for big integers against floats); atoms by their text; tuples by size,
+ * then element by element; lists element by element; pids and ports by
+ * number. Nothing here recurses in C on the data: an explicit stack is used.
+ */
+#ifndef MINI_COMPARE_H
+#define MINI_COMPARE_H
+
+#include "term.h"
+
+/* <0, 0 or >0 in the standard term order (== semantics: 1 equals 1.0). */
+int term_compare(Term a, Term b);
+/* The same order, except that an integer and a float are never equal: all
+ * integers sort before all floats (Erlang's map key order, and =:=). */
+int term_compare_exact(Term a, Term b);
+int term_eq(Term a, Term b);            /* ==  */
+int term_eq_exact(Term a, Term b);      /* =:= */
+/* Two numbers (small, big or float): <0, 0, >0 by value. */
+int number_compare(Term a, Term b);
+
+/* Binaries and maps have layouts owned by their own modules. Whoever
+ * implements them defines these (with exactly these names); until then
+ * binaries compare by address and maps by size. The map comparison may
+ * call term_compare_exact / term_compare on keys and values. */
+int term_compare_binaries(Term a, Term b) __attribute__((weak));
+int term_compare_maps(Term a, Term b, int exact) __attribute__((weak));
+
+#endif
