@@ -127,7 +127,8 @@ static void dump_fields(FILE *out, const Expr *e)
             fputc(' ', out);
             ast_dump_expr(out, f->value);
         } else {
-            dump_atom(out, f->name);
+            if (f->name[0] == '_' && !f->name[1]) fputc('_', out);
+            else dump_atom(out, f->name);
             fputc(' ', out);
             ast_dump_expr(out, f->value);
         }
