@@ -1,0 +1,39 @@
+/* bif.c — the BIF table (made once from bifs.def), lookup by name for the
+ * compiler and loader, and raising exceptions from BIFs. */
+#include <string.h>
+
+#include "bif.h"
+
+const BifEntry bif_table[] = {
+#define BIF(mod, name, arity, fn, guard) { mod, name, arity, fn, guard },
+#include "bifs.def"
+#undef BIF
+};
+const int bif_count = (int)(sizeof bif_table / sizeof bif_table[0]);
+
+/* Called at compile and load time only: a linear scan over ~100 entries. */
+int bif_lookup(const char *module, const char *name, int arity) {
+    for (int i = 0; i < bif_count; i++) {
+        const BifEntry *b = &bif_table[i];
+        if (b->arity == arity && strcmp(b->name, name) == 0 && strcmp(b->module, module) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* The stack trace is left as THE_NON_VALUE: the emulator builds it where it
+ * sees the exception (it knows the pc). */
+Term bif_raise(Process *p, int cls, Term reason) {
+    p->exc_class = cls;
+    p->exc_reason = reason;
+    p->exc_trace = THE_NON_VALUE;
+    return THE_NON_VALUE;
+}
+
+Term bif_raise_tagged(Process *p, Term tag, Term value) {
+    Term *hp = heap_alloc(p, 3);
+    hp[0] = make_tuple_header(2);
+    hp[1] = tag;
+    hp[2] = value;
+    return bif_raise(p, EXC_ERROR, make_boxed(hp));
+}

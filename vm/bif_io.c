@@ -1,0 +1,103 @@
+/* bif_io.c — io:format/1,2, io:put_chars/1, io:nl/0, io:write/1 and
+ * io_lib:format/2, over the format engine (format.c) and the printer
+ * (print.c). Bad formats or arguments raise badarg, as in Erlang. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bif.h"
+#include "atom.h"
+#include "bif_io.h"
+#include "format.h"
+#include "print.h"
+
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void io_write_out(const char *s, size_t n) {
+    pthread_mutex_lock(&out_lock);
+    if (n) fwrite(s, 1, n, stdout);
+    fflush(stdout);
+    pthread_mutex_unlock(&out_lock);
+}
+
+void io_flush(void) {
+    pthread_mutex_lock(&out_lock);
+    fflush(stdout);
+    fflush(stderr);
+    pthread_mutex_unlock(&out_lock);
+}
+
+void io_halt(int status) {
+    /* keep the lock: no other thread's output after this point */
+    pthread_mutex_lock(&out_lock);
+    fflush(stdout);
+    fflush(stderr);
+    exit(status);
+}
+
+static Term do_format(Process *p, Term fmt, Term args) {
+    OutBuf b;
+    ob_init(&b);
+    if (format_run(&b, fmt, args) < 0) {
+        ob_free(&b);
+        BIF_ERROR(p, AM_badarg);
+    }
+    io_write_out(b.buf, b.len);
+    p->reds -= (SWord)(b.len / 64);
+    ob_free(&b);
+    return AM_ok;
+}
+
+Term bif_io_format_1(Process *p, Term *args) { return do_format(p, args[0], NIL); }
+
+Term bif_io_format_2(Process *p, Term *args) { return do_format(p, args[0], args[1]); }
+
+Term bif_io_put_chars_1(Process *p, Term *args) {
+    OutBuf b;
+    ob_init(&b);
+    if (format_chars(&b, args[0], 1) < 0) {
+        ob_free(&b);
+        BIF_ERROR(p, AM_badarg);
+    }
+    io_write_out(b.buf, b.len);
+    ob_free(&b);
+    return AM_ok;
+}
+
+Term bif_io_nl_0(Process *p, Term *args) {
+    (void)p; (void)args;
+    io_write_out("\n", 1);
+    return AM_ok;
+}
+
+Term bif_io_write_1(Process *p, Term *args) {
+    (void)p;
+    OutBuf b;
+    ob_init(&b);
+    print_term(&b, args[0], PRINT_WRITE);
+    io_write_out(b.buf, b.len);
+    ob_free(&b);
+    return AM_ok;
+}
+
+/* io_lib:format/2: a flat list of character codes (one per byte written;
+ * Erlang returns a deep list that prints the same). */
+Term bif_io_lib_format_2(Process *p, Term *args) {
+    OutBuf b;
+    ob_init(&b);
+    if (format_run(&b, args[0], args[1]) < 0) {
+        ob_free(&b);
+        BIF_ERROR(p, AM_badarg);
+    }
+    Term res = NIL;
+    if (b.len > 0) {
+        Term *hp = heap_alloc(p, 2 * b.len);
+        res = make_list(hp);
+        for (size_t i = 0; i < b.len; i++, hp += 2) {
+            hp[0] = make_small((unsigned char)b.buf[i]);
+            hp[1] = i + 1 < b.len ? make_list(hp + 2) : NIL;
+        }
+    }
+    ob_free(&b);
+    return res;
+}
