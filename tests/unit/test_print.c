@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "atom.h"
+#include "bif.h"
+#include "process.h"
 #include "format.h"
 #include "module.h"
 #include "print.h"
@@ -364,10 +366,126 @@ static void run_special(void) {
     ob_free(&b);
 }
 
+
+/* ---- BIFs: run one by name and print the result (or the exception) ---- */
+
+static Process *proc;
+
+static void bif_case(const char *name, int arity, const char *args_text, const char *want) {
+    int i = bif_lookup("erlang", name, arity);
+    if (i < 0) i = bif_lookup("io_lib", name, arity);
+    if (i < 0) { failures++; printf("FAIL no BIF %s/%d\n", name, arity); return; }
+    Term args[4];
+    Term l = parse(args_text);                /* the arguments as a list */
+    for (int k = 0; k < arity; k++, l = list_tail(l)) args[k] = list_head(l);
+    Term r = bif_table[i].fn(proc, args);
+    OutBuf b; ob_init(&b);
+    if (r == THE_NON_VALUE) {
+        ob_puts(&b, proc->exc_class == EXC_ERROR ? "error:" : proc->exc_class == EXC_EXIT ? "exit:" : "throw:");
+        print_term(&b, proc->exc_reason, PRINT_WRITE);
+    } else {
+        print_term(&b, r, PRINT_PRINT);
+    }
+    char what[256];
+    snprintf(what, sizeof what, "%s/%d %s", name, arity, args_text);
+    check(what, b.buf, b.len, want);
+    ob_free(&b);
+}
+
+static void run_bifs(void) {
+    proc = process_new_memory(1000);
+    char big[1200];
+    /* expected values from erl */
+    bif_case("element", 2, "[2,{a,b,c}]", "b");
+    bif_case("element", 2, "[0,{a}]", "error:badarg");
+    bif_case("element", 2, "[2,{a}]", "error:badarg");
+    bif_case("element", 2, "[1,[a]]", "error:badarg");
+    bif_case("setelement", 3, "[2,{a,b,c},x]", "{a,x,c}");
+    bif_case("setelement", 3, "[4,{a,b,c},x]", "error:badarg");
+    bif_case("tuple_size", 1, "[{a,b}]", "2");
+    bif_case("size", 1, "[{}]", "0");
+    bif_case("size", 1, "[[a]]", "error:badarg");
+    bif_case("length", 1, "[[a,b,c]]", "3");
+    bif_case("length", 1, "[[]]", "0");
+    bif_case("length", 1, "[[a,b|c]]", "error:badarg");
+    bif_case("hd", 1, "[[]]", "error:badarg");
+    bif_case("hd", 1, "[[x|y]]", "x");
+    bif_case("tl", 1, "[[x|y]]", "y");
+    bif_case("tl", 1, "[foo]", "error:badarg");
+    bif_case("++", 2, "[[1,2],[3]]", "[1,2,3]");
+    bif_case("++", 2, "[[1,2],3]", "[1,2|3]");
+    bif_case("++", 2, "[[],x]", "x");
+    bif_case("++", 2, "[[1|2],[3]]", "error:badarg");
+    bif_case("--", 2, "[[1,2,3,1,2],[2,1,x]]", "[3,1,2]");
+    bif_case("--", 2, "[[1,1.0,1],[1.0]]", "[1,1]");
+    bif_case("--", 2, "[[a,b,c,a,b,c,a],[a,a,c,c,c,z,y,x,w,v,u,t,s,r,q,p,o,n,m]]", "[b,b,a]");
+    bif_case("--", 2, "[[1,2|3],[1]]", "error:badarg");
+    bif_case("--", 2, "[[1,2],[1|2]]", "error:badarg");
+    bif_case("atom_to_list", 1, "['Hello world']", "\"Hello world\"");
+    bif_case("atom_to_list", 1, "['']", "[]");
+    bif_case("atom_to_list", 1, "[\"x\"]", "error:badarg");
+    bif_case("list_to_atom", 1, "[\"hello\"]", "hello");
+    bif_case("list_to_atom", 1, "[\"A b\"]", "'A b'");
+    bif_case("list_to_atom", 1, "[[a]]", "error:badarg");
+    bif_case("list_to_atom", 1, "[[104|105]]", "error:badarg");
+    strcpy(big, "[\"");
+    for (int k = 0; k < 256; k++) strcat(big, "a");
+    strcat(big, "\"]");
+    bif_case("list_to_atom", 1, big, "error:system_limit");
+    big[strlen(big) - 3] = '\0';
+    strcat(big, "\"]");
+    {
+        char want[300];
+        memset(want, 'a', 255);
+        want[255] = 0;
+        bif_case("list_to_atom", 1, big, want);
+    }
+    bif_case("list_to_existing_atom", 1, "[\"hello\"]", "hello");
+    bif_case("list_to_existing_atom", 1, "[\"no_such_atom_here_zzz\"]", "error:badarg");
+    bif_case("tuple_to_list", 1, "[{a,{b},[c]}]", "[a,{b},[c]]");
+    bif_case("tuple_to_list", 1, "[{}]", "[]");
+    bif_case("list_to_tuple", 1, "[[a,b]]", "{a,b}");
+    bif_case("list_to_tuple", 1, "[[a|b]]", "error:badarg");
+    bif_case("make_tuple", 2, "[3,x]", "{x,x,x}");
+    bif_case("make_tuple", 2, "[-1,x]", "error:badarg");
+    bif_case("append_element", 2, "[{a,b},c]", "{a,b,c}");
+    bif_case("is_function", 2, "[foo,1]", "false");
+    bif_case("is_function", 2, "[foo,-1]", "error:badarg");
+    bif_case("is_boolean", 1, "[true]", "true");
+    bif_case("is_list", 1, "[[]]", "true");
+    bif_case("is_tuple", 1, "[[]]", "false");
+    bif_case("throw", 1, "[{my,ball}]", "throw:{my,ball}");
+    bif_case("error", 2, "[oops,[1,2]]", "error:oops");
+    bif_case("exit", 1, "[normal]", "exit:normal");
+    /* process dictionary */
+    bif_case("put", 2, "[k1,v1]", "undefined");
+    bif_case("put", 2, "[k2,v2]", "undefined");
+    bif_case("put", 2, "[k3,v3]", "undefined");
+    bif_case("put", 2, "[k2,v22]", "v2");
+    bif_case("get", 1, "[k2]", "v22");
+    bif_case("get", 1, "[k9]", "undefined");
+    bif_case("put", 2, "[1,int]", "undefined");
+    bif_case("get", 1, "[1.0]", "undefined");
+    bif_case("erase", 1, "[k1]", "v1");
+    bif_case("erase", 1, "[k1]", "undefined");
+    bif_case("get_keys", 0, "[]", "[1,k2,k3]");
+    bif_case("get", 0, "[]", "[{1,int},{k2,v22},{k3,v3}]");
+    bif_case("erase", 0, "[]", "[{1,int},{k2,v22},{k3,v3}]");
+    bif_case("get", 0, "[]", "[]");
+    /* io_lib:format */
+    bif_case("format", 2, "[\"~p-~w~n\",[\"ab\",\"ab\"]]", "\"\\\"ab\\\"-[97,98]\\n\"");
+    bif_case("format", 2, "[\"~p\",[]]", "error:badarg");
+    bif_case("format", 2, "[\"~d\",[1]]", "error:badarg");
+    bif_case("format", 2, "[\"abc\",x]", "error:badarg");
+    bif_case("format", 2, "[hello,[]]", "\"hello\"");
+    process_free_memory(proc);
+}
+
 int main(void) {
     atom_init();
     run_cases();
     run_special();
+    run_bifs();
     run_million();
     if (failures) { printf("test_print: %d failure(s)\n", failures); return 1; }
     printf("test_print: all %zu format cases and special cases passed\n", sizeof cases / sizeof cases[0]);
