@@ -683,7 +683,7 @@ int check_module(Module *m)
             check_clause(&c, &empty, f->clauses[k], 0, NULL);
     }
 
-    qsort(c.diags, (size_t)c.ndiags, sizeof *c.diags, check_diag_cmp);
+    if (c.ndiags) qsort(c.diags, (size_t)c.ndiags, sizeof *c.diags, check_diag_cmp);
     for (int i = 0; i < c.ndiags; i++)
         diag_error(m->file, m->src, m->srclen, c.diags[i].line, c.diags[i].col, "%s", c.diags[i].msg);
     return c.ndiags;
