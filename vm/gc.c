@@ -115,9 +115,14 @@ size_t gc_next_heap_size(size_t words)
     return b;
 }
 
+/* No block is bigger than this (1 TiB): more than any machine has, and
+ * absurd requests fail here instead of in malloc (which sanitizers treat as
+ * an error rather than returning NULL). */
+#define GC_MAX_BLOCK_WORDS ((size_t)1 << 37)
+
 static Term *alloc_words(size_t n)
 {
-    if (n == 0 || n > SIZE_MAX / sizeof(Term))
+    if (n == 0 || n > GC_MAX_BLOCK_WORDS)
         return NULL;
     return malloc(n * sizeof(Term));
 }
@@ -338,7 +343,7 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     if (p->gen_gcs >= p->max_gen_gcs)
         major = 1;
 #if GC_STRESS
-    if ((p->gc.minor + p->gc.major) % 8 == 7)  /* exercise both kinds */
+    if ((p->gc.minor + p->gc.major) % 64 == 63)  /* exercise both kinds */
         major = 1;
 #endif
     if (!major && mature > 0) {
@@ -370,7 +375,15 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
         qsort(frags, nfrags, sizeof *frags, frag_cmp);
     }
 
-    size_t upper = young_used + frag_used + stack + (major ? old_used : 0);
+    /* A minor's block stays the same size in the steady state (young data
+     * + stack fill the block when it is full). A major is sized so that
+     * all-live data needs no second pass to grow; if most of it is garbage,
+     * the second pass that shrinks the block copies little. */
+    size_t upper = young_used + frag_used + stack;
+    if (major) {
+        upper += old_used;
+        upper += upper / 3;
+    }
     size_t size = gc_next_heap_size(upper);
     if (size < p->min_heap_size)
         size = p->min_heap_size;

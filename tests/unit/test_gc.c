@@ -1,0 +1,565 @@
+/* test_gc.c — unit tests for heap.c and gc.c: the collector keeps every live
+ * value intact (checked by a structural hash and by walking), keeps sharing,
+ * leaves literals, CPs and catch markers alone, merges fragments, promotes
+ * and does not rescan the old heap, and sizes the heap sensibly.
+ *
+ * The tests build terms the way the emulator does: gc_ensure(p, n, live),
+ * then bump htop; every value that must survive a collection sits in an x
+ * register or a stack slot, never in a C variable across gc_ensure.
+ * Built with -DGC_STRESS=1 every gc_ensure collects and heap_alloc always
+ * uses fragments; sizes are then smaller, and the counts of copied words are
+ * not checked (stress builds force a major collection every 64th time).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gc.h"
+#include "module.h"
+#include "process.h"
+
+#ifndef GC_STRESS
+#define GC_STRESS 0
+#endif
+
+#define BIG_N (GC_STRESS ? 20000 : 1000000)
+
+static int checks, failures;
+
+#define CHECK(cond) do { checks++; if (!(cond)) { failures++; \
+    fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+
+/* ---- building terms ---------------------------------------------------- */
+
+static Term *take(Process *p, size_t n, int live)
+{
+    gc_ensure(p, n, live);
+    if (!gc_has_room(p, n)) {
+        fprintf(stderr, "out of memory in test\n");
+        exit(2);
+    }
+    Term *hp = p->htop;
+    p->htop += n;
+    return hp;
+}
+
+/* x[reg] = [value | x[reg]] with value = x[vreg]; live registers: live. */
+static void push_cons_reg(Process *p, int reg, int vreg, int live)
+{
+    Term *h = take(p, 2, live);
+    h[0] = p->x[vreg];
+    h[1] = p->x[reg];
+    p->x[reg] = make_list(h);
+}
+
+static void push_small(Process *p, int reg, SWord v, int live)
+{
+    Term *h = take(p, 2, live);
+    h[0] = make_small(v);
+    h[1] = p->x[reg];
+    p->x[reg] = make_list(h);
+}
+
+static FunEntry test_fun = { .arity = 1, .nfree = 2, .uniq = 42 };
+static Export test_export = { .arity = 3 };
+static Instr code[64] __attribute__((aligned(16)));
+
+/* A term of every kind the collector knows, built in `hp` (MIXED_WORDS). */
+#define MIXED_WORDS 39
+static Term build_mixed_at(Term *hp, SWord i)
+{
+    Term *start = hp;
+    Term fl = make_float_at(hp, (double)i + 0.5); hp += 2;
+    Term big = make_boxed(hp);
+    hp[0] = make_header(2, BOXED_POS_BIG); hp[1] = (Term)i * 7u; hp[2] = 1; hp += 3;
+    Term neg = make_boxed(hp);
+    hp[0] = make_header(1, BOXED_NEG_BIG); hp[1] = ~(Term)i; hp += 2;   /* raw: tag bits anything */
+    Term ref = make_boxed(hp);
+    hp[0] = make_header(2, BOXED_REF); hp[1] = (Term)i; hp[2] = 0x12345678; hp += 3;
+    Term fun = make_boxed(hp);
+    hp[0] = make_header(3, BOXED_FUN); hp[1] = (Term)&test_fun; hp[2] = fl; hp[3] = big; hp += 4;
+    Term exp = make_boxed(hp);
+    hp[0] = make_header(1, BOXED_EXPORT); hp[1] = (Term)&test_export; hp += 2;
+    Term bin = make_boxed(hp);
+    hp[0] = make_header(2, BOXED_HEAP_BIN); hp[1] = 5; hp[2] = 0x0605040302010001ull; hp += 3;
+    Term c2 = make_list(hp); hp[0] = fl; hp[1] = NIL; hp += 2;           /* shares fl */
+    Term c1 = make_list(hp); hp[0] = make_small(i); hp[1] = c2; hp += 2;
+    Term tup = make_boxed(hp);
+    hp[0] = make_tuple_header(12);
+    hp[1] = fl; hp[2] = big; hp[3] = neg; hp[4] = ref; hp[5] = fun; hp[6] = exp;
+    hp[7] = bin; hp[8] = c1; hp[9] = make_atom(i % 100); hp[10] = make_pid(i);
+    hp[11] = make_port(i); hp[12] = NIL;
+    hp += 13;
+    if (hp - start != MIXED_WORDS - 3) { fprintf(stderr, "MIXED_WORDS wrong: %td\n", hp - start); exit(2); }
+    Term outer = make_boxed(hp);       /* {tup}: a boxed pointer to a boxed */
+    hp[0] = make_tuple_header(2); hp[1] = tup; hp[2] = fun;
+    return outer;
+}
+
+/* ---- checking terms ---------------------------------------------------- */
+
+typedef struct { Term *v; size_t n, cap; } Stack;
+static void spush(Stack *s, Term t)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 1024;
+        s->v = realloc(s->v, s->cap * sizeof(Term));
+    }
+    s->v[s->n++] = t;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+/* A hash of the structure, independent of addresses; iterative. */
+static uint64_t hash_term(Term t)
+{
+    Stack s = {0};
+    uint64_t h = 1;
+    spush(&s, t);
+    while (s.n) {
+        t = s.v[--s.n];
+        if (is_list(t)) {
+            h = mix(h, 1);
+            spush(&s, list_tail(t));
+            spush(&s, list_head(t));
+        } else if (is_boxed(t)) {
+            Term hd = boxed_header(t);
+            Term *o = boxed_ptr(t);
+            size_t n = header_arity(hd);
+            h = mix(h, hd);
+            switch (header_subtag(hd)) {
+            case BOXED_TUPLE:
+                for (size_t i = n; i >= 1; i--) spush(&s, o[i]);
+                break;
+            case BOXED_FUN:
+                h = mix(h, o[1]);
+                for (size_t i = n; i >= 2; i--) spush(&s, o[i]);
+                break;
+            default:
+                for (size_t i = 1; i <= n; i++) h = mix(h, o[i]);
+            }
+        } else {
+            h = mix(h, t);
+        }
+    }
+    free(s.v);
+    return h;
+}
+
+static uint64_t mixed_hash(SWord i)
+{
+    Term buf[MIXED_WORDS];
+    return hash_term(build_mixed_at(buf, i));
+}
+
+static int check_range_list(Term l, SWord from_high, SWord count)
+{
+    for (SWord k = 0; k < count; k++) {
+        if (!is_list(l) || list_head(l) != make_small(from_high - k))
+            return 0;
+        l = list_tail(l);
+    }
+    return l == NIL;
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+static void test_big_list(void)
+{
+    Process *p = process_new_memory(0);
+    p->x[0] = NIL;
+    for (SWord i = 0; i < BIG_N; i++)
+        push_small(p, 0, i, 1);
+    CHECK(check_range_list(p->x[0], BIG_N - 1, BIG_N));
+    CHECK(p->gc.minor > 0);
+    gc_full(p, 1);
+    CHECK(check_range_list(p->x[0], BIG_N - 1, BIG_N));
+    CHECK(p->old_heap == NULL);
+    gc_collect(p, 0, 1, 0);
+    gc_collect(p, 0, 1, 0);
+    CHECK(check_range_list(p->x[0], BIG_N - 1, BIG_N));
+    /* drop it: a full collection gives the memory back */
+    size_t big = gc_total_heap_size(p);
+    p->x[0] = NIL;
+    gc_full(p, 1);
+    CHECK(gc_total_heap_size(p) < big / 100);
+    CHECK(gc_heap_size(p) == p->min_heap_size);
+    CHECK(p->gc.words_reclaimed >= (UWord)2 * BIG_N);
+    process_free_memory(p);
+}
+
+static void test_mixed_and_sharing(void)
+{
+    enum { N = GC_STRESS ? 300 : 3000 };
+    Process *p = process_new_memory(0);
+    p->x[0] = NIL;
+    for (SWord i = 0; i < N; i++) {
+        Term *hp = take(p, MIXED_WORDS, 1);
+        p->x[1] = build_mixed_at(hp, i);
+        push_cons_reg(p, 0, 1, 2);
+    }
+    for (int round = 0; round < 4; round++) {
+        if (round == 2)
+            gc_full(p, 1);
+        else
+            gc_collect(p, 0, 1, 0);
+        Term l = p->x[0];
+        int ok = 1;
+        for (SWord i = N - 1; i >= 0; i--, l = list_tail(l)) {
+            Term m = list_head(l);
+            if (hash_term(m) != mixed_hash(i)) ok = 0;
+            /* sharing inside one item survives: fun is both {_, Fun} and inside tup */
+            Term tup = tuple_elems(m)[0];
+            if (tuple_elems(m)[1] != tuple_elems(tup)[4]) ok = 0;
+            Term fl = tuple_elems(tup)[0];
+            Term c2 = list_tail(tuple_elems(tup)[7]);
+            if (list_head(c2) != fl) ok = 0;
+            if (boxed_ptr(tuple_elems(tup)[4])[1] != (Term)&test_fun) ok = 0;
+            if (boxed_ptr(tuple_elems(tup)[5])[1] != (Term)&test_export) ok = 0;
+            if (float_val(fl) != (double)i + 0.5) ok = 0;
+        }
+        CHECK(ok);
+        CHECK(l == NIL);
+    }
+    process_free_memory(p);
+}
+
+static void test_shared_roots(void)
+{
+    Process *p = process_new_memory(0);
+    p->x[0] = NIL;
+    for (SWord i = 0; i < 1000; i++)
+        push_small(p, 0, i, 1);
+    Term *h = take(p, 4, 1);
+    h[0] = make_tuple_header(3);
+    h[1] = p->x[0]; h[2] = p->x[0]; h[3] = list_tail(p->x[0]);
+    p->x[1] = make_boxed(h);
+    p->x[2] = p->x[0];
+    gc_ensure(p, 1, 3);
+    p->stop -= 1;
+    p->stop[0] = p->x[0];
+    p->dict = p->x[1];
+    gc_full(p, 3);
+#if !GC_STRESS
+    CHECK(p->gc_last_copied == 2000 + 4);
+#endif
+    Term t = p->x[1];
+    CHECK(tuple_elems(t)[0] == tuple_elems(t)[1]);
+    CHECK(tuple_elems(t)[0] == p->x[0]);
+    CHECK(p->x[2] == p->x[0]);
+    CHECK(p->stop[0] == p->x[0]);
+    CHECK(p->dict == p->x[1]);
+    CHECK(tuple_elems(t)[2] == list_tail(p->x[0]));
+    CHECK(check_range_list(p->x[0], 999, 1000));
+    /* exception fields are roots too */
+    p->exc_reason = p->x[0];
+    p->exc_trace = p->x[1];
+    p->x[0] = p->x[1] = p->x[2] = NIL;
+    p->dict = NIL;
+    p->stop[0] = NIL;
+    gc_collect(p, 0, 0, 0);
+    gc_full(p, 0);
+    CHECK(check_range_list(p->exc_reason, 999, 1000));
+    CHECK(tuple_elems(p->exc_trace)[0] == p->exc_reason);
+    process_free_memory(p);
+}
+
+/* Frames [CP, y0 = [i], y1 = 0 (unset), y2 = catch, y3 = small] */
+static void test_stack_frames(void)
+{
+    /* every collection scans the whole stack: keep stress builds quick */
+    enum { DEPTH = GC_STRESS ? 3000 : 1000000 };
+    Process *p = process_new_memory(0);
+    p->x[0] = make_atom(3);
+    for (SWord i = 0; i < DEPTH; i++) {
+        gc_ensure(p, 5, 1);
+        p->stop -= 5;
+        p->stop[0] = make_cp(&code[i % 64]);
+        p->stop[1] = NIL;
+        p->stop[2] = THE_NON_VALUE;
+        p->stop[3] = make_catch(&code[(i + 1) % 64]);
+        p->stop[4] = make_small(i);
+        Term *h = take(p, 2, 1);
+        h[0] = make_small(i);
+        h[1] = NIL;
+        p->stop[1] = make_list(h);
+    }
+    CHECK(gc_stack_size(p) == (size_t)5 * DEPTH);
+    gc_collect(p, 0, 1, 0);
+    gc_full(p, 1);
+    int ok = 1;
+    for (SWord i = DEPTH - 1; i >= 0; i--) {
+        Term *f = p->stop;
+        if (f[0] != make_cp(&code[i % 64])) ok = 0;
+        if (!is_list(f[1]) || list_head(f[1]) != make_small(i) || list_tail(f[1]) != NIL) ok = 0;
+        if (f[2] != THE_NON_VALUE) ok = 0;
+        if (f[3] != make_catch(&code[(i + 1) % 64])) ok = 0;
+        if (f[4] != make_small(i)) ok = 0;
+        p->stop += 5;
+        if (i % 100000 == 0)
+            gc_ensure(p, 1, 1);      /* unwinding with collections in between */
+    }
+    CHECK(ok);
+    CHECK(p->stop == p->hend);
+    CHECK(p->x[0] == make_atom(3));
+    gc_full(p, 1);
+    CHECK(gc_heap_size(p) == p->min_heap_size);
+    process_free_memory(p);
+}
+
+static void test_deep_tuple_chain(void)
+{
+    Process *p = process_new_memory(0);
+    p->x[0] = NIL;
+    for (SWord i = 0; i < BIG_N; i++) {
+        Term *h = take(p, 3, 1);
+        h[0] = make_tuple_header(2);
+        h[1] = make_small(i);
+        h[2] = p->x[0];
+        p->x[0] = make_boxed(h);
+    }
+    gc_full(p, 1);
+    gc_collect(p, 0, 1, 0);
+    Term t = p->x[0];
+    int ok = 1;
+    for (SWord i = BIG_N - 1; i >= 0; i--) {
+        if (!is_tuple(t) || tuple_elems(t)[0] != make_small(i)) { ok = 0; break; }
+        t = tuple_elems(t)[1];
+    }
+    CHECK(ok && t == NIL);
+    process_free_memory(p);
+}
+
+static void test_fragments(void)
+{
+    enum { N = GC_STRESS ? 5000 : 100000, MSGS = 3000 };
+    Process *p = process_new_memory(0);
+    /* a list built only with heap_alloc: heap first, then many fragments */
+    p->x[0] = NIL;
+    for (SWord i = 0; i < N; i++) {
+        Term *h = heap_alloc(p, 2);
+        h[0] = make_small(i);
+        h[1] = p->x[0];
+        p->x[0] = make_list(h);
+    }
+    CHECK(p->mbuf != NULL);
+    CHECK(p->mbuf_words >= (size_t)2 * N - gc_heap_size(p));
+    /* messages in flight, built in their own fragments, then attached;
+     * each points to nothing outside itself; x1 collects them */
+    p->x[1] = NIL;
+    for (SWord i = 0; i < MSGS; i++) {
+        HeapFrag *f = heap_frag_new(MIXED_WORDS + 2);
+        Term m = build_mixed_at(f->mem, i);
+        f->mem[MIXED_WORDS] = m;                  /* a cons [m | x1] in the fragment */
+        f->mem[MIXED_WORDS + 1] = p->x[1];
+        f->used = MIXED_WORDS + 2;
+        heap_attach_frag(p, f);
+        p->x[1] = make_list(f->mem + MIXED_WORDS);
+    }
+    /* a fragment object pointing at a heap object and at fragment objects */
+    Term *h = heap_alloc(p, 3);
+    h[0] = make_tuple_header(2);
+    h[1] = p->x[0];
+    h[2] = p->x[1];
+    p->x[2] = make_boxed(h);
+    UWord gcs = p->gc.minor + p->gc.major;
+    gc_ensure(p, 0, 3);                           /* fragments are too big: collects */
+    CHECK(p->gc.minor + p->gc.major == gcs + 1);
+    CHECK(p->mbuf == NULL && p->mbuf_words == 0);
+    CHECK(check_range_list(p->x[0], N - 1, N));
+    Term l = p->x[1];
+    int ok = 1;
+    for (SWord i = MSGS - 1; i >= 0; i--, l = list_tail(l))
+        if (hash_term(list_head(l)) != mixed_hash(i)) ok = 0;
+    CHECK(ok && l == NIL);
+    CHECK(tuple_elems(p->x[2])[0] == p->x[0]);
+    CHECK(tuple_elems(p->x[2])[1] == p->x[1]);
+    process_free_memory(p);
+}
+
+static void test_promotion(void)
+{
+    Process *p = process_new_memory(0);
+    p->x[0] = NIL;
+    for (SWord i = 0; i < 10000; i++)
+        push_small(p, 0, i, 1);
+    gc_full(p, 1);
+    CHECK(p->old_heap == NULL);
+    CHECK(p->high_water == p->htop);
+    UWord minors = p->gc.minor;
+    (void)minors;
+    gc_collect(p, 0, 1, 0);                 /* survivors of the last one: promoted */
+    CHECK(p->old_heap != NULL);
+    CHECK((size_t)(p->old_htop - p->old_heap) >= 20000);
+    CHECK(p->htop == p->heap);               /* nothing young left */
+#if !GC_STRESS
+    CHECK(p->gc.minor == minors + 1);
+    CHECK(p->gc_last_copied == 20000);
+#endif
+    /* new young data on top of the old list */
+    for (SWord i = 10000; i < 10100; i++)
+        push_small(p, 0, i, 1);
+    gc_collect(p, 0, 1, 0);
+#if !GC_STRESS
+    /* the old heap's 20000 words are not copied (200 words, twice if the
+     * young block had to grow) */
+    CHECK(p->gc_last_copied == 200 || p->gc_last_copied == 400);
+#endif
+    gc_collect(p, 0, 1, 0);
+#if !GC_STRESS
+    CHECK(p->gc_last_copied == 200);         /* the 100 cells are promoted... */
+    gc_collect(p, 0, 1, 0);
+    CHECK(p->gc_last_copied == 0);           /* ...and then nothing is copied */
+    CHECK(p->gc.minor == minors + 4);
+#endif
+    CHECK(check_range_list(p->x[0], 10099, 10100));
+    UWord majors = p->gc.major;
+    gc_full(p, 1);
+    CHECK(p->gc.major == majors + 1);
+    CHECK(p->old_heap == NULL);
+    CHECK(check_range_list(p->x[0], 10099, 10100));
+    /* fullsweep_after 0: every collection is major */
+    p->max_gen_gcs = 0;
+    majors = p->gc.major;
+    gc_collect(p, 0, 1, 0);
+    gc_collect(p, 0, 1, 0);
+    CHECK(p->gc.major == majors + 2);
+    CHECK(p->old_heap == NULL);
+    CHECK(check_range_list(p->x[0], 10099, 10100));
+    process_free_memory(p);
+}
+
+/* Old-heap growth through many minors: a list that keeps growing, with
+ * frequent majors when the old heap fills. */
+static void test_growing_generations(void)
+{
+    Process *p = process_new_memory(0);
+    p->x[0] = NIL;
+    p->x[1] = NIL;
+    for (SWord i = 0; i < BIG_N / 2; i++) {
+        push_small(p, 0, i, 2);
+        Term *g = take(p, 3, 2);               /* garbage */
+        g[0] = make_tuple_header(2); g[1] = make_small(i); g[2] = p->x[0];
+        if (i % 1000 == 0)
+            p->x[1] = make_boxed(g);          /* ... sometimes kept */
+    }
+    CHECK(check_range_list(p->x[0], BIG_N / 2 - 1, BIG_N / 2));
+    CHECK(tuple_elems(p->x[1])[1] == p->x[0] || is_list(tuple_elems(p->x[1])[1]));
+#if !GC_STRESS
+    CHECK(p->gc.major >= 1);
+    CHECK(p->gc.minor > p->gc.major);
+#endif
+    process_free_memory(p);
+}
+
+static void test_garbage_loop(void)
+{
+    const SWord iters = GC_STRESS ? 200000 : 10000000;
+    Process *p = process_new_memory(0);
+    Term *h = take(p, 3, 0);
+    h[0] = make_tuple_header(2); h[1] = make_small(1); h[2] = make_small(2);
+    p->x[0] = make_boxed(h);
+    size_t max_heap = 0;
+    for (SWord i = 0; i < iters; i++) {
+        Term *g = take(p, 3, 1);
+        g[0] = make_tuple_header(2); g[1] = make_small(i); g[2] = p->x[0];
+        if (gc_total_heap_size(p) > max_heap)
+            max_heap = gc_total_heap_size(p);
+    }
+    CHECK(max_heap <= 1000);
+    CHECK(p->gc.words_reclaimed > (UWord)(iters * 3) / 2);
+    CHECK(tuple_elems(p->x[0])[0] == make_small(1));
+    process_free_memory(p);
+}
+
+static Term lit_tuple[3] __attribute__((aligned(16))) = {
+    make_tuple_header(2), make_small(7), NIL
+};
+static Term lit_cons[2] __attribute__((aligned(16))) = { make_small(8), NIL };
+
+static void test_literals(void)
+{
+    Process *p = process_new_memory(0);
+    lit_tuple[2] = make_list(lit_cons);
+    Term *h = take(p, 3, 0);
+    h[0] = make_tuple_header(2); h[1] = make_boxed(lit_tuple); h[2] = make_list(lit_cons);
+    p->x[0] = make_boxed(h);
+    p->x[1] = make_boxed(lit_tuple);
+    gc_collect(p, 0, 2, 0);
+    gc_collect(p, 0, 2, 0);
+    gc_full(p, 2);
+    CHECK(p->x[1] == make_boxed(lit_tuple));
+    CHECK(tuple_elems(p->x[0])[0] == make_boxed(lit_tuple));
+    CHECK(tuple_elems(p->x[0])[1] == make_list(lit_cons));
+    CHECK(lit_tuple[0] == make_tuple_header(2));      /* never forwarded */
+    CHECK(lit_cons[0] == make_small(8));
+    process_free_memory(p);
+}
+
+static void test_out_of_memory(void)
+{
+    Process *p = process_new_memory(0);
+    p->x[0] = NIL;
+    for (SWord i = 0; i < 100; i++)
+        push_small(p, 0, i, 1);
+    size_t huge = (size_t)1 << 58;
+    gc_ensure(p, huge, 1);
+    CHECK(!gc_has_room(p, huge));
+    CHECK(check_range_list(p->x[0], 99, 100));
+    push_small(p, 0, 100, 1);                          /* still usable */
+    CHECK(check_range_list(p->x[0], 100, 101));
+    process_free_memory(p);
+}
+
+static void test_sizes_and_reductions(void)
+{
+    CHECK(gc_next_heap_size(0) == 233);
+    CHECK(gc_next_heap_size(233) == 233);
+    CHECK(gc_next_heap_size(234) == 377);
+    CHECK(gc_next_heap_size(1000) == 1597);
+    CHECK(gc_next_heap_size(1346269) == 1346269);
+    CHECK(gc_next_heap_size(1346270) == 1346269 + 1346269 / 5);
+    Process *p = process_new_memory(1000);
+    CHECK(gc_heap_size(p) == 1597 && p->min_heap_size == 1597);
+    CHECK(p->dict == NIL && p->exc_reason == THE_NON_VALUE && p->max_gen_gcs == 65535);
+    CHECK(p->mbuf == NULL && p->old_heap == NULL && p->high_water == p->heap);
+#if !GC_STRESS
+    CHECK(gc_ensure(p, 10, 0) == 0);                   /* room: no collection */
+    CHECK(p->gc.minor == 0);
+#endif
+    enum { N = GC_STRESS ? 5000 : 50000 };
+    p->x[0] = NIL;
+    for (SWord i = 0; i < N; i++)
+        push_small(p, 0, i, 1);
+    UWord reds = gc_collect(p, 0, 1, 1);
+    CHECK(reds >= 2 * N / 10);
+    /* a big request grows the heap at once */
+    gc_ensure(p, 500000, 1);
+    CHECK(gc_has_room(p, 500000));
+    CHECK(check_range_list(p->x[0], N - 1, N));
+    process_free_memory(p);
+}
+
+int main(void)
+{
+    test_sizes_and_reductions();
+    test_big_list();
+    test_mixed_and_sharing();
+    test_shared_roots();
+    test_stack_frames();
+    test_deep_tuple_chain();
+    test_fragments();
+    test_promotion();
+    test_growing_generations();
+    test_garbage_loop();
+    test_literals();
+    test_out_of_memory();
+    printf("test_gc%s: %d checks, %d failures\n", GC_STRESS ? " (GC_STRESS)" : "",
+           checks, failures);
+    return failures != 0;
+}
