@@ -28,12 +28,8 @@
 #ifndef MINI_GC_H
 #define MINI_GC_H
 
-/* The build passes -Ivm, so `#include <gc.h>` anywhere in the tree finds this
- * file before Boehm's <gc.h>. Boehm's API is therefore included from here:
- * files that want Boehm keep writing <gc.h> (or, better, <gc/gc.h>) and get
- * it, defining GC_THREADS first if they create threads. */
-#include <gc/gc.h>
-
+/* Include this one as "gc.h"; <gc.h> is Boehm's (the Makefile passes our
+ * directories with -iquote, so they never shadow system headers). */
 #include "process.h"
 
 /* gc_ensure, gc_full, heap_alloc, process_new_memory and
