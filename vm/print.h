@@ -13,7 +13,7 @@
 #include "outbuf.h"
 
 enum { PRINT_WRITE = 0, PRINT_PRINT = 1 };
-#define PRINT_MAX_NEST 4000
+#define PRINT_MAX_NEST 1000   /* ~300 bytes of C stack per level at most */
 
 /* ~w (mode PRINT_WRITE) or ~p at column 1, line length 80 (PRINT_PRINT). */
 void print_term(OutBuf *b, Term t, int mode);

@@ -88,11 +88,11 @@ static Term read_number(void) {
 }
 
 static Term read_seq(char close, Term *tail) {  /* elements as a list */
-    Term items[4096];
     size_t n = 0;
     *tail = NIL;
     ws();
     if (*src == close) { src++; return NIL; }
+    Term *items = malloc(4096 * sizeof *items);   /* off the C stack: nesting is deep */
     for (;;) {
         items[n++] = read_term();
         ws();
@@ -104,6 +104,7 @@ static Term read_seq(char close, Term *tail) {  /* elements as a list */
     }
     Term l = *tail;
     while (n > 0) l = cons(items[--n], l);
+    free(items);
     return l;
 }
 
@@ -124,7 +125,7 @@ static Term read_term(void) {
     }
     if (c == '"') {
         src++;
-        int cs[4096]; size_t n = 0;
+        static int cs[4096]; size_t n = 0;      /* not live across recursion */
         while (*src != '"') {
             int ch = (unsigned char)*src++;
             if (ch == '\\') ch = esc_char();
@@ -137,7 +138,7 @@ static Term read_term(void) {
     }
     if (c == '\'') {
         src++;
-        char name[1024]; size_t n = 0;
+        static char name[1024]; size_t n = 0;
         while (*src != '\'') {
             int ch = (unsigned char)*src++;
             if (ch == '\\') ch = esc_char();
