@@ -1,0 +1,1197 @@
+/* codegen.c — a checked AST to bytecode (compiler/bytecode.h).
+ *
+ * This file holds the module and function driver, the emitter, the register
+ * allocator and variable tables, calls and the plain expressions. Patterns and
+ * guards are in codegen_match.c; case/if/receive/try/catch, funs and list
+ * comprehensions in codegen_ctl.c. The register discipline is described at the
+ * top of codegen.h.
+ *
+ * Every module function, lambda and comprehension helper is a GenFun in one
+ * queue, generated one after another (never nested in C). Each function clause
+ * is first compiled as a frameless leaf when the body seems to allow it; if
+ * the generator meets something needing a frame, the clause's code is thrown
+ * away and compiled again with a frame.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+
+/* ---- small utilities ---------------------------------------------------- */
+
+Term cg_atom(const char *name) { return atom_intern(name, strlen(name)); }
+
+void cg_error(Fn *f, int line, int col, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    Module *m = f->g->m;
+    diag_error(m->file, m->src, m->srclen, line, col, "%s", buf);
+    f->g->errors++;
+}
+
+/* ---- emitting ------------------------------------------------------------ */
+
+void cg_emit(Fn *f, UWord w) {
+    Gen *g = f->g;
+    GROW(g->code, g->ncode, g->capcode);
+    g->code[g->ncode++] = w;
+}
+
+void cg_op(Fn *f, int op, int n, ...) {
+    va_list ap;
+    cg_emit(f, (UWord)op);
+    va_start(ap, n);
+    for (int i = 0; i < n; i++) cg_emit(f, va_arg(ap, UWord));
+    va_end(ap);
+}
+
+int cg_new_label(Fn *f) { return ++f->g->nlabels; }
+
+void cg_label(Fn *f, int l) { cg_op(f, OP_label, 1, (UWord)l); }
+
+void cg_line(Fn *f, int line) {
+    if (line <= 0 || line == f->g->cur_line) return;
+    f->g->cur_line = line;
+    cg_op(f, OP_line, 1, (UWord)line);
+}
+
+/* A frame-size operand, patched when the clause is done. */
+void cg_fs(Fn *f) {
+    GROW(f->patch, f->npatch, f->cappatch);
+    f->patch[f->npatch++] = f->g->ncode;
+    cg_emit(f, 0);
+}
+
+int cg_stub(Fn *f, int kind, UWord op, Term tag, int line) {
+    GROW(f->stubs, f->nstubs, f->capstubs);
+    Stub *s = &f->stubs[f->nstubs++];
+    s->label = cg_new_label(f);
+    s->kind = kind; s->op = op; s->tag = tag; s->line = line;
+    return s->label;
+}
+
+void cg_move(Fn *f, UWord src, UWord dst) {
+    if (src != dst) cg_op(f, OP_move, 2, src, dst);
+}
+
+void cg_return(Fn *f) {
+    if (f->frame) { cg_emit(f, OP_deallocate); cg_fs(f); }
+    cg_op(f, OP_return, 0);
+}
+
+/* ---- registers ----------------------------------------------------------- */
+
+static int xneeded(Fn *f, int r) {
+    int s = f->xs[r];
+    return s == R_TEMP || s == R_ARG || (s == R_VAR && f->def[f->xvar[r]]);
+}
+
+/* The live count for an allocating instruction; fills holes below it. */
+int cg_xlive(Fn *f) {
+    int top = -1;
+    for (int r = 0; r <= f->xhi; r++)
+        if (xneeded(f, r)) top = r;
+    for (int r = 0; r < top; r++)
+        if (!xneeded(f, r)) cg_move(f, NIL, REG_X(r));
+    return top + 1;
+}
+
+int cg_pick_x(Fn *f) {
+    for (int r = 0; r < XMAX; r++)
+        if (f->xs[r] == R_FREE) return r;
+    if (!f->frame) f->retry = 1;
+    else if (!f->g->errors) cg_error(f, f->gf->line, 1, "function too complex (out of registers)");
+    return XMAX;
+}
+
+int cg_alloc_x(Fn *f, int state) {
+    int r = cg_pick_x(f);
+    f->xs[r] = (unsigned char)state;
+    if (r > f->xhi) f->xhi = r;
+    return r;
+}
+
+static void ygrow(Fn *f, int r) {
+    if (r < f->capys) return;
+    int nc = f->capys ? f->capys * 2 : 16;
+    while (nc <= r) nc *= 2;
+    unsigned char *n = GC_MALLOC_ATOMIC((size_t)nc);
+    memset(n, 0, (size_t)nc);
+    if (f->capys) memcpy(n, f->ys, (size_t)f->capys);
+    f->ys = n; f->capys = nc;
+}
+
+int cg_pick_y(Fn *f) {
+    for (int r = 0;; r++) {
+        ygrow(f, r);
+        if (f->ys[r] == R_FREE) return r;
+    }
+}
+
+int cg_alloc_y(Fn *f, int state) {
+    int r = cg_pick_y(f);
+    f->ys[r] = (unsigned char)state;
+    if (r + 1 > f->ymax) f->ymax = r + 1;
+    return r;
+}
+
+void cg_free(Fn *f, UWord op) {
+    if (op == NOOP || !operand_is_reg(op)) return;
+    if (IS_X(op)) { if (f->xs[XI(op)] == R_TEMP) f->xs[XI(op)] = R_FREE; }
+    else if (YI(op) < f->capys && f->ys[YI(op)] == R_TEMP) f->ys[YI(op)] = R_FREE;
+}
+
+void cg_mark(Fn *f, UWord op) {
+    if (op == NOOP || !operand_is_reg(op)) return;
+    if (IS_X(op)) {
+        int r = XI(op);
+        if (f->xs[r] == R_FREE) f->xs[r] = R_TEMP;
+        if (r > f->xhi) f->xhi = r;
+    } else {
+        int r = YI(op);
+        ygrow(f, r);
+        if (f->ys[r] == R_FREE) f->ys[r] = R_TEMP;
+        if (r + 1 > f->ymax) f->ymax = r + 1;
+    }
+}
+
+/* ---- variables ----------------------------------------------------------- */
+
+int cg_var_find(Fn *f, const char *name) {
+    for (int i = 0; i < f->nv; i++)
+        if (f->vn[i] == name) return i;
+    return -1;
+}
+
+int cg_var(Fn *f, const char *name) {
+    int v = cg_var_find(f, name);
+    if (v >= 0) return v;
+    if (f->nv >= f->capv) {
+        int nc = f->capv ? f->capv * 2 : 16;
+        const char **vn = GC_MALLOC(sizeof *vn * (size_t)nc);
+        UWord *vl = GC_MALLOC_ATOMIC(sizeof *vl * (size_t)nc);
+        char *b = GC_MALLOC_ATOMIC((size_t)nc), *d = GC_MALLOC_ATOMIC((size_t)nc),
+             *ib = GC_MALLOC_ATOMIC((size_t)nc);
+        if (f->nv) {
+            memcpy(vn, f->vn, sizeof *vn * (size_t)f->nv);
+            memcpy(vl, f->vloc, sizeof *vl * (size_t)f->nv);
+            memcpy(b, f->bound, (size_t)f->nv);
+            memcpy(d, f->def, (size_t)f->nv);
+            memcpy(ib, f->inbody, (size_t)f->nv);
+        }
+        f->vn = vn; f->vloc = vl; f->bound = b; f->def = d; f->inbody = ib; f->capv = nc;
+    }
+    v = f->nv++;
+    f->vn[v] = name; f->vloc[v] = NOOP; f->bound[v] = 0; f->def[v] = 0; f->inbody[v] = 0;
+    return v;
+}
+
+int cg_is_self(Fn *f, Expr *e) {
+    if (e->kind != E_VAR || !f->gf->self || e->name != f->gf->self) return 0;
+    int v = cg_var_find(f, e->name);
+    return v < 0 || !f->bound[v];
+}
+
+int cg_is_bound(Fn *f, const char *name) {
+    int v = cg_var_find(f, name);
+    if (v >= 0 && f->bound[v]) return 1;
+    return f->gf->self && name == f->gf->self;
+}
+
+/* Binds variable v to the value in src. */
+void cg_bind(Fn *f, int v, UWord src) {
+    if (f->head) {
+        f->vloc[v] = src;               /* an x register kept for the clause */
+    } else {
+        if (f->vloc[v] == NOOP) {       /* not seen by the body prepass */
+            if (f->frame) f->vloc[v] = REG_Y(cg_alloc_y(f, R_VAR));
+            else {
+                int r = cg_alloc_x(f, R_VAR);
+                f->xvar[r] = (short)v;
+                f->vloc[v] = REG_X(r);
+            }
+        }
+        cg_move(f, src, f->vloc[v]);
+    }
+    f->bound[v] = 1; f->def[v] = 1;
+}
+
+Expr *cg_mkvar(const char *name, int line) {
+    Expr *e = ast_expr(E_VAR, line, 1);
+    e->name = name;
+    return e;
+}
+
+int cg_wild(Expr *p) { return p->kind == E_VAR && p->name[0] == '_' && p->name[1] == 0; }
+
+/* ---- snapshots of the variable and register state, for branches ---------- */
+
+Snap *cg_snap(Fn *f) {
+    Snap *s = GC_MALLOC(sizeof *s);
+    s->nv = f->nv;
+    s->bound = GC_MALLOC_ATOMIC((size_t)f->nv + 1);
+    s->def = GC_MALLOC_ATOMIC((size_t)f->nv + 1);
+    memcpy(s->bound, f->bound, (size_t)f->nv);
+    memcpy(s->def, f->def, (size_t)f->nv);
+    memcpy(s->xs, f->xs, sizeof s->xs);
+    s->capys = f->capys;
+    s->ys = GC_MALLOC_ATOMIC((size_t)f->capys + 1);
+    if (f->capys) memcpy(s->ys, f->ys, (size_t)f->capys);
+    return s;
+}
+
+static void restore_regs(Fn *f, Snap *s) {
+    for (int r = 0; r < MAX_REG; r++)
+        if (f->xs[r] != R_VAR) f->xs[r] = s->xs[r] == R_VAR ? R_FREE : s->xs[r];
+    for (int r = 0; r < f->capys; r++)
+        if (f->ys[r] != R_VAR) f->ys[r] = (r < s->capys && s->ys[r] != R_VAR) ? s->ys[r] : R_FREE;
+}
+
+void cg_restore(Fn *f, Snap *s) {
+    for (int v = 0; v < f->nv; v++) {
+        f->bound[v] = v < s->nv ? s->bound[v] : 0;
+        f->def[v] = v < s->nv ? s->def[v] : 0;
+    }
+    restore_regs(f, s);
+}
+
+void cg_merge_add(Fn *f, Merge *m) {
+    if (!m->n) {
+        m->nv = f->nv;
+        m->bound = GC_MALLOC_ATOMIC((size_t)f->nv + 1);
+        m->def = GC_MALLOC_ATOMIC((size_t)f->nv + 1);
+        memcpy(m->bound, f->bound, (size_t)f->nv);
+        memcpy(m->def, f->def, (size_t)f->nv);
+    } else {
+        for (int v = 0; v < m->nv; v++) {
+            int b = v < f->nv ? f->bound[v] : 0, d = v < f->nv ? f->def[v] : 0;
+            m->bound[v] |= (char)b;
+            m->def[v] &= (char)d;
+        }
+    }
+    m->n++;
+}
+
+void cg_merge_end(Fn *f, Merge *m, Snap *pre) {
+    restore_regs(f, pre);
+    if (!m->n) { cg_restore(f, pre); return; }
+    for (int v = 0; v < f->nv; v++) {
+        f->bound[v] = v < m->nv ? m->bound[v] : 0;
+        f->def[v] = v < m->nv ? m->def[v] : 0;
+    }
+}
+
+/* ---- constants ----------------------------------------------------------- */
+
+static size_t memo_hash(Expr *e, size_t cap) { return ((UWord)e >> 4) * 0x9E3779B97F4A7C15ULL % cap; }
+
+static int memo_get(Gen *g, Expr *e, Term *t) {
+    if (!g->capmemo) return 0;
+    for (size_t i = memo_hash(e, g->capmemo);; i = (i + 1) % g->capmemo) {
+        if (!g->memo[i].e) return 0;
+        if (g->memo[i].e == e) { *t = g->memo[i].t; return 1; }
+    }
+}
+
+static void memo_put(Gen *g, Expr *e, Term t) {
+    if ((g->nmemo + 1) * 2 > g->capmemo) {
+        size_t nc = g->capmemo ? g->capmemo * 2 : 256;
+        struct ConstMemo *old = g->memo; size_t oc = g->capmemo;
+        g->memo = GC_MALLOC(sizeof *g->memo * nc);
+        g->capmemo = nc;
+        g->nmemo = 0;
+        for (size_t i = 0; i < oc; i++)
+            if (old[i].e) memo_put(g, old[i].e, old[i].t);
+    }
+    size_t i = memo_hash(e, g->capmemo);
+    while (g->memo[i].e && g->memo[i].e != e) i = (i + 1) % g->capmemo;
+    if (!g->memo[i].e) g->nmemo++;
+    g->memo[i].e = e; g->memo[i].t = t;
+}
+
+static Term const_leaf(Fn *f, Expr *e) {
+    switch (e->kind) {
+    case E_ATOM: return cg_atom(e->name);
+    case E_INT: return e->big ? lit_integer_text(e->big, e->big_base, e->big_neg) : lit_integer(e->ival);
+    case E_FLOAT: return lit_float(e->fval);
+    case E_STRING: return lit_string(e->str, (size_t)e->len);
+    case E_NIL: return NIL;
+    case E_UNOP:
+        if ((e->op == OP_NEG || e->op == OP_PLUS) && e->a) {
+            Expr *a = e->a;
+            int neg = e->op == OP_NEG;
+            if (a->kind == E_INT) {
+                if (a->big) return lit_integer_text(a->big, a->big_base, neg ^ a->big_neg);
+                if (!neg) return lit_integer(a->ival);
+                if (a->ival == INT64_MIN) return lit_integer_text("9223372036854775808", 10, 0);
+                return lit_integer(-a->ival);
+            }
+            if (a->kind == E_FLOAT) return lit_float(neg ? -a->fval : a->fval);
+        }
+        return THE_NON_VALUE;
+    default: return THE_NON_VALUE;
+    }
+}
+
+/* Is e a constant? Then *out is it, as a literal term. Walks list tails
+ * iteratively and memoizes, so checking every node of a long list is linear. */
+int cg_const(Fn *f, Expr *e, Term *out) {
+    Gen *g = f->g;
+    Term t;
+    if (memo_get(g, e, &t)) { if (t == THE_NON_VALUE) return 0; *out = t; return 1; }
+    switch (e->kind) {
+    case E_TUPLE: {
+        Term *el = GC_MALLOC(sizeof(Term) * ((size_t)e->n + 1));
+        t = THE_NON_VALUE;
+        int ok = 1;
+        for (int i = 0; i < e->n && ok; i++) ok = cg_const(f, e->elems[i], &el[i]);
+        if (ok) t = lit_tuple(el, (size_t)e->n);
+        memo_put(g, e, t);
+        break;
+    }
+    case E_CONS: {
+        /* collect the chain down to a non-cons or memoized tail */
+        int n = 0, cap = 16;
+        Expr **chain = GC_MALLOC(sizeof(Expr *) * (size_t)cap);
+        Expr *c = e;
+        Term tt;
+        while (c->kind == E_CONS && !memo_get(g, c, &tt)) {
+            if (n >= cap) {
+                Expr **nc = GC_MALLOC(sizeof(Expr *) * (size_t)cap * 2);
+                memcpy(nc, chain, sizeof(Expr *) * (size_t)n);
+                chain = nc; cap *= 2;
+            }
+            chain[n++] = c;
+            c = c->b;
+        }
+        Term tail;
+        if (!cg_const(f, c, &tail)) tail = THE_NON_VALUE;
+        for (int i = n - 1; i >= 0; i--) {
+            Term h;
+            if (tail != THE_NON_VALUE && cg_const(f, chain[i]->a, &h)) tail = lit_cons(h, tail);
+            else tail = THE_NON_VALUE;
+            memo_put(g, chain[i], tail);
+        }
+        t = tail;
+        break;
+    }
+    default:
+        t = const_leaf(f, e);
+        if (e->kind == E_UNOP) memo_put(g, e, t);
+        break;
+    }
+    if (t == THE_NON_VALUE) return 0;
+    *out = t;
+    return 1;
+}
+
+/* ---- module-level tables ------------------------------------------------- */
+
+int cg_import(Gen *g, const char *mod, const char *name, int arity) {
+    Term m = cg_atom(mod), n = cg_atom(name);
+    for (int i = 0; i < g->nimports; i++)
+        if (g->imports[i].module == m && g->imports[i].name == n && g->imports[i].arity == arity)
+            return i;
+    GROW(g->imports, g->nimports, g->capimports);
+    g->imports[g->nimports].module = m;
+    g->imports[g->nimports].name = n;
+    g->imports[g->nimports].arity = arity;
+    return g->nimports++;
+}
+
+GenFun *cg_find_local(Gen *g, const char *name, int arity) {
+    for (int i = 0; i < g->ngfs; i++) {
+        GenFun *gf = g->gfs[i];
+        if (gf->name == name && gf->arity == arity && gf->kind == GF_CLAUSES) return gf;
+    }
+    return NULL;
+}
+
+GenFun *cg_new_genfun(Gen *g) {
+    GenFun *gf = GC_MALLOC(sizeof *gf);
+    GROW(g->gfs, g->ngfs, g->capgfs);
+    gf->index = g->ngfs;
+    g->gfs[g->ngfs++] = gf;
+    gf->info_label = ++g->nlabels;
+    gf->entry_label = ++g->nlabels;
+    gf->self_lambda = -1;
+    return gf;
+}
+
+static const Import *find_import(Gen *g, const char *name, int arity) {
+    for (int i = 0; i < g->m->nimports; i++)
+        if (g->m->imports[i].fn.name == name && g->m->imports[i].fn.arity == arity)
+            return &g->m->imports[i];
+    return NULL;
+}
+
+/* ---- calls --------------------------------------------------------------- */
+
+static int is_apply(const char *mod, const char *name, int n) {
+    return !strcmp(mod, "erlang") && !strcmp(name, "apply") && (n == 2 || n == 3);
+}
+
+void cg_classify(Fn *f, Expr *e, CallInfo *ci, int dry) {
+    Gen *g = f->g;
+    int n = e->n;
+    memset(ci, 0, sizeof *ci);
+    ci->args = e->elems; ci->nargs = n; ci->arity = n;
+    if (e->mod) {
+        if (e->mod->kind == E_ATOM && e->fun && e->fun->kind == E_ATOM) {
+            ci->mod = e->mod->name; ci->name = e->fun->name;
+            int b = is_apply(ci->mod, ci->name, n) ? -1 : bif_lookup(ci->mod, ci->name, n);
+            if (b >= 0) { ci->kind = CK_BIF; ci->bif = b; }
+            else {
+                ci->kind = CK_EXT;
+                if (!dry) ci->label = cg_import(g, ci->mod, ci->name, n);
+            }
+        } else {
+            ci->kind = CK_APPLY;
+            if (!dry) {
+                ci->args = GC_MALLOC(sizeof(Expr *) * ((size_t)n + 2));
+                if (n) memcpy(ci->args, e->elems, sizeof(Expr *) * (size_t)n);
+                ci->args[n] = e->mod; ci->args[n + 1] = e->fun;
+            }
+            ci->nargs = n + 2;
+        }
+        return;
+    }
+    if (e->fun) {
+        if (cg_is_self(f, e->fun) && f->gf->nparams == n) {
+            GenFun *gf = f->gf;
+            ci->kind = CK_LOCAL; ci->label = gf->entry_label; ci->arity = n + gf->nfree;
+            ci->nargs = n + gf->nfree;
+            if (!dry) {
+                ci->args = GC_MALLOC(sizeof(Expr *) * ((size_t)ci->nargs + 1));
+                if (n) memcpy(ci->args, e->elems, sizeof(Expr *) * (size_t)n);
+                for (int i = 0; i < gf->nfree; i++) ci->args[n + i] = cg_mkvar(gf->free[i], e->line);
+            }
+            return;
+        }
+        ci->kind = CK_FUN;
+        if (!dry) {
+            ci->args = GC_MALLOC(sizeof(Expr *) * ((size_t)n + 1));
+            if (n) memcpy(ci->args, e->elems, sizeof(Expr *) * (size_t)n);
+            ci->args[n] = e->fun;
+        }
+        ci->nargs = n + 1;
+        return;
+    }
+    /* local name(args) */
+    ci->name = e->name;
+    GenFun *gf = cg_find_local(g, e->name, n);
+    if (gf) { ci->kind = CK_LOCAL; ci->label = gf->entry_label; return; }
+    const Import *im = find_import(g, e->name, n);
+    if (im) {
+        ci->kind = CK_EXT; ci->mod = im->module;
+        if (!dry) ci->label = cg_import(g, im->module, e->name, n);
+        return;
+    }
+    ci->mod = "erlang";
+    int b = is_apply("erlang", e->name, n) ? -1 : bif_lookup("erlang", e->name, n);
+    if (b >= 0) { ci->kind = CK_BIF; ci->bif = b; return; }
+    ci->kind = CK_EXT;
+    if (!dry) ci->label = cg_import(g, "erlang", e->name, n);
+}
+
+/* Moves ops[i] to x(i) for all i at once (sources may be among the targets). */
+static void parallel_move(Fn *f, UWord *ops, int n) {
+    char *pend = GC_MALLOC_ATOMIC((size_t)n + 1);
+    int left = 0;
+    int scratch = n;
+    for (int r = 0; r <= f->xhi; r++)
+        if (f->xs[r] != R_FREE && r >= scratch) scratch = r + 1;
+    for (int i = 0; i < n; i++) {
+        pend[i] = ops[i] != REG_X(i);
+        left += pend[i];
+        if (IS_X(ops[i]) && operand_is_reg(ops[i]) && XI(ops[i]) >= scratch) scratch = XI(ops[i]) + 1;
+    }
+    while (left) {
+        int progress = 0;
+        for (int i = 0; i < n; i++) {
+            if (!pend[i]) continue;
+            int blocked = 0;
+            for (int j = 0; j < n; j++)
+                if (j != i && pend[j] && ops[j] == REG_X(i)) { blocked = 1; break; }
+            if (blocked) continue;
+            cg_move(f, ops[i], REG_X(i));
+            pend[i] = 0; left--; progress = 1;
+        }
+        if (!progress) {
+            for (int i = 0; i < n; i++) {
+                if (!pend[i]) continue;
+                cg_move(f, REG_X(i), REG_X(scratch));
+                for (int j = 0; j < n; j++)
+                    if (pend[j] && ops[j] == REG_X(i)) ops[j] = REG_X(scratch);
+                break;
+            }
+        }
+    }
+}
+
+static int simple_expr(Fn *f, Expr *e) {
+    Term t;
+    if (e->kind == E_VAR) return !cg_is_self(f, e);
+    return cg_const(f, e, &t);
+}
+
+/* Evaluates args into x0..x(n-1). */
+static void setup_args(Fn *f, Expr **args, int n) {
+    UWord *ops = GC_MALLOC_ATOMIC(sizeof(UWord) * ((size_t)n + 1));
+    if (n > XMAX) { cg_error(f, f->gf->line, 1, "too many arguments"); return; }
+    if (!f->frame) {
+        for (int i = 0; i < n; i++) ops[i] = cg_operand(f, args[i], 0);
+        parallel_move(f, ops, n);
+        for (int i = 0; i < n; i++) cg_free(f, ops[i]);
+        for (int i = 0; i < n; i++) { f->xs[i] = f->xs[i] == R_FREE ? R_TEMP : f->xs[i]; if (i > f->xhi) f->xhi = i; }
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        ops[i] = simple_expr(f, args[i]) ? cg_operand(f, args[i], 0) : NOOP;
+    for (int i = 0; i < n; i++)
+        if (ops[i] == NOOP && cg_has_call(f, args[i])) ops[i] = cg_operand(f, args[i], 1);
+    for (int i = 0; i < n; i++) {
+        if (ops[i] != NOOP) cg_move(f, ops[i], REG_X(i));
+        else cg_expr(f, args[i], 0, REG_X(i));
+        cg_mark(f, REG_X(i));
+    }
+    for (int i = 0; i < n; i++)
+        if (ops[i] != NOOP && IS_Y(ops[i])) cg_free(f, ops[i]);
+}
+
+static void after_call(Fn *f) {
+    for (int r = 0; r <= f->xhi; r++)
+        if (f->xs[r] == R_TEMP) f->xs[r] = R_FREE;
+}
+
+void cg_call_info(Fn *f, CallInfo *ci, int tail, UWord dest, int line) {
+    if (tail) dest = REG_X(0);
+    if (ci->kind == CK_BIF) {
+        UWord ops[MAX_REG];
+        if (ci->nargs > 8) { cg_error(f, line, 1, "too many BIF arguments"); return; }
+        cg_oplist(f, ci->args, ci->nargs, ops);
+        if (!f->bif_fail) cg_line(f, line);
+        int live = cg_xlive(f);
+        cg_op(f, OP_bif, 4, (UWord)f->bif_fail, (UWord)ci->bif, (UWord)live, dest);
+        cg_emit(f, (UWord)ci->nargs);
+        for (int i = 0; i < ci->nargs; i++) cg_emit(f, ops[i]);
+        for (int i = 0; i < ci->nargs; i++) cg_free(f, ops[i]);
+        if (tail) cg_return(f);
+        return;
+    }
+    if (!tail && !f->frame) f->retry = 1;
+    if (f->frame)
+        for (int r = 0; r <= f->xhi; r++)
+            if (f->xs[r] == R_TEMP || f->xs[r] == R_ARG) {
+                if (!f->g->errors) fprintf(stderr, "mini: internal: x%d live across a call at line %d\n", r, line);
+                break;
+            }
+    setup_args(f, ci->args, ci->nargs);
+    cg_line(f, line);
+    int n = ci->nargs;
+    if (tail) {
+        switch (ci->kind) {
+        case CK_LOCAL:
+            if (f->frame) { cg_op(f, OP_call_last, 2, (UWord)n, (UWord)ci->label); cg_fs(f); }
+            else cg_op(f, OP_call_only, 2, (UWord)n, (UWord)ci->label);
+            break;
+        case CK_EXT:
+            if (f->frame) { cg_op(f, OP_call_ext_last, 2, (UWord)n, (UWord)ci->label); cg_fs(f); }
+            else cg_op(f, OP_call_ext_only, 2, (UWord)n, (UWord)ci->label);
+            break;
+        case CK_FUN: case CK_APPLY: {
+            int op = ci->kind == CK_FUN ? OP_call_fun_last : OP_apply_last;
+            UWord a = (UWord)(ci->kind == CK_FUN ? n - 1 : n - 2);
+            if (f->frame) { cg_op(f, op, 1, a); cg_fs(f); }
+            else {
+                cg_op(f, OP_allocate, 2, (UWord)0, (UWord)n);
+                cg_op(f, op, 2, a, (UWord)0);
+            }
+            break;
+        }
+        }
+        after_call(f);
+        return;
+    }
+    switch (ci->kind) {
+    case CK_LOCAL: cg_op(f, OP_call, 2, (UWord)n, (UWord)ci->label); break;
+    case CK_EXT: cg_op(f, OP_call_ext, 2, (UWord)n, (UWord)ci->label); break;
+    case CK_FUN: cg_op(f, OP_call_fun, 1, (UWord)(n - 1)); break;
+    case CK_APPLY: cg_op(f, OP_apply, 1, (UWord)(n - 2)); break;
+    }
+    after_call(f);
+    cg_move(f, REG_X(0), dest);
+}
+
+void cg_call(Fn *f, Expr *e, int tail, UWord dest) {
+    CallInfo ci;
+    cg_classify(f, e, &ci, 0);
+    cg_call_info(f, &ci, tail, dest, e->line);
+}
+
+/* ---- frame prediction / "does this clobber x registers" ----------------- */
+
+static int pred_body(Fn *f, Expr **es, int n, int tail) {
+    for (int i = 0; i < n; i++)
+        if (cg_pred(f, es[i], tail && i == n - 1)) return 1;
+    return 0;
+}
+
+/* 1 if evaluating e (in tail position or not) needs a frame. */
+int cg_pred(Fn *f, Expr *e, int tail) {
+    if (!e) return 0;
+    switch (e->kind) {
+    case E_VAR: case E_ATOM: case E_INT: case E_FLOAT: case E_STRING: case E_NIL:
+    case E_FUN: case E_FUNREF:
+        return 0;
+    case E_CONS: return cg_pred(f, e->a, 0) || cg_pred(f, e->b, 0);
+    case E_TUPLE: return pred_body(f, e->elems, e->n, 0);
+    case E_MATCH: return cg_pred(f, e->b, 0);
+    case E_BINOP:
+        if (e->op == OP_SEND && !tail) return 1;
+        return cg_pred(f, e->a, 0) || cg_pred(f, e->b, 0);
+    case E_UNOP: return cg_pred(f, e->a, 0);
+    case E_ANDALSO: case E_ORELSE: return cg_pred(f, e->a, 0) || cg_pred(f, e->b, tail);
+    case E_CALL: {
+        CallInfo ci;
+        cg_classify(f, e, &ci, 1);
+        if (ci.kind != CK_BIF && !tail) return 1;
+        if (pred_body(f, e->elems, e->n, 0)) return 1;
+        if (ci.kind == CK_FUN) return cg_pred(f, e->fun, 0);
+        if (ci.kind == CK_APPLY) return cg_pred(f, e->mod, 0) || cg_pred(f, e->fun, 0);
+        return 0;
+    }
+    case E_BLOCK: return pred_body(f, e->body, e->nbody, tail);
+    case E_CASE:
+        if (cg_pred(f, e->a, 0)) return 1;
+        /* fall through */
+    case E_IF:
+        for (int i = 0; i < e->nclauses; i++)
+            if (pred_body(f, e->clauses[i]->body, e->clauses[i]->nbody, tail)) return 1;
+        return 0;
+    case E_LC:
+        if (tail && !e->b && e->n > 0 && e->elems[0]->kind == E_GENERATOR)
+            return cg_pred(f, e->elems[0]->b, 0);
+        return 1;
+    default:
+        return 1;
+    }
+}
+
+int cg_has_call(Fn *f, Expr *e) { return cg_pred(f, e, 0); }
+
+/* ---- expressions --------------------------------------------------------- */
+
+void cg_make_self(Fn *f, UWord dest) {
+    GenFun *gf = f->gf;
+    UWord *ops = GC_MALLOC_ATOMIC(sizeof(UWord) * ((size_t)gf->nfree + 1));
+    for (int i = 0; i < gf->nfree; i++) {
+        int v = cg_var_find(f, gf->free[i]);
+        ops[i] = v >= 0 ? f->vloc[v] : NIL;
+    }
+    int live = cg_xlive(f);
+    cg_op(f, OP_test_heap, 2, (UWord)(2 + gf->nfree), (UWord)live);
+    cg_op(f, OP_make_fun, 3, (UWord)gf->self_lambda, dest, (UWord)gf->nfree);
+    for (int i = 0; i < gf->nfree; i++) cg_emit(f, ops[i]);
+}
+
+/* The value of e somewhere: a literal, a variable's register, or a new
+ * temporary (marked R_TEMP; release it with cg_free). With safe set in a
+ * framed clause the value is never in an x register (it survives calls). */
+UWord cg_operand(Fn *f, Expr *e, int safe) {
+    Term t;
+    if (cg_const(f, e, &t)) return t;
+    if (e->kind == E_VAR && !cg_is_self(f, e)) {
+        int v = cg_var_find(f, e->name);
+        if (v < 0 || f->vloc[v] == NOOP) {
+            if (!f->g->errors) fprintf(stderr, "mini: internal: variable %s has no location (line %d)\n", e->name, e->line);
+            return NIL;
+        }
+        return f->vloc[v];
+    }
+    UWord dest = (safe && f->frame) ? REG_Y(cg_pick_y(f)) : REG_X(cg_pick_x(f));
+    cg_expr(f, e, 0, dest);
+    cg_mark(f, dest);
+    return dest;
+}
+
+/* Operands for several expressions evaluated in order: each value that a
+ * later evaluation's call could clobber is kept in a y slot. */
+void cg_oplist(Fn *f, Expr **es, int n, UWord *ops) {
+    char *later = GC_MALLOC_ATOMIC((size_t)n + 1);
+    int any = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        later[i] = (char)any;
+        if (f->frame && !any && cg_has_call(f, es[i])) any = 1;
+    }
+    for (int i = 0; i < n; i++) ops[i] = cg_operand(f, es[i], later[i]);
+}
+
+static const char *binop_name(Op op) {
+    switch (op) {
+    case OP_ADD: return "+"; case OP_SUB: return "-"; case OP_MUL: return "*";
+    case OP_FDIV: return "/"; case OP_IDIV: return "div"; case OP_REM: return "rem";
+    case OP_BAND: return "band"; case OP_BOR: return "bor"; case OP_BXOR: return "bxor";
+    case OP_BSL: return "bsl"; case OP_BSR: return "bsr"; case OP_BNOT: return "bnot";
+    case OP_NOT: return "not"; case OP_AND: return "and"; case OP_OR: return "or";
+    case OP_XOR: return "xor"; case OP_EQ: return "=="; case OP_NE: return "/=";
+    case OP_EXACT_EQ: return "=:="; case OP_EXACT_NE: return "=/="; case OP_LT: return "<";
+    case OP_GT: return ">"; case OP_LE: return "=<"; case OP_GE: return ">=";
+    case OP_APPEND: return "++"; case OP_SUBTRACT: return "--"; case OP_SEND: return "!";
+    case OP_NEG: return "-"; case OP_PLUS: return "+";
+    }
+    return "?";
+}
+
+static void emit_bif(Fn *f, const char *name, int line, UWord dest, UWord *ops, int n) {
+    int b = bif_lookup("erlang", name, n);
+    if (b < 0) { cg_error(f, line, 1, "internal: no BIF erlang:%s/%d", name, n); return; }
+    if (!f->bif_fail) cg_line(f, line);
+    int live = cg_xlive(f);
+    cg_op(f, OP_bif, 4, (UWord)f->bif_fail, (UWord)b, (UWord)live, dest);
+    cg_emit(f, (UWord)n);
+    for (int i = 0; i < n; i++) cg_emit(f, ops[i]);
+}
+
+static void cg_binop(Fn *f, Expr *e, UWord dest) {
+    UWord ops[2];
+    Expr *es[2] = { e->a, e->b };
+    cg_oplist(f, es, 2, ops);
+    if (e->op == OP_ADD || e->op == OP_SUB) {
+        if (!f->bif_fail) cg_line(f, e->line);
+        int live = cg_xlive(f);
+        cg_op(f, e->op == OP_ADD ? OP_add : OP_sub, 5, (UWord)f->bif_fail, (UWord)live, ops[0], ops[1], dest);
+    } else {
+        emit_bif(f, binop_name(e->op), e->line, dest, ops, 2);
+    }
+    cg_free(f, ops[0]); cg_free(f, ops[1]);
+}
+
+static void cg_unop(Fn *f, Expr *e, UWord dest) {
+    UWord op = cg_operand(f, e->a, 0);
+    emit_bif(f, binop_name(e->op), e->line, dest, &op, 1);
+    cg_free(f, op);
+}
+
+static void cg_send(Fn *f, Expr *e, int tail, UWord dest) {
+    UWord ops[2];
+    Expr *es[2] = { e->a, e->b };
+    if (!tail && !f->frame) f->retry = 1;
+    cg_oplist(f, es, 2, ops);
+    parallel_move(f, ops, 2);
+    cg_free(f, ops[0]); cg_free(f, ops[1]);
+    cg_line(f, e->line);
+    cg_op(f, OP_send, 0);
+    after_call(f);
+    if (tail) cg_return(f);
+    else cg_move(f, REG_X(0), dest);
+}
+
+/* Building lists and tuples: evaluate the non-constant leaves, one test_heap
+ * for the whole skeleton, then put_list/put_tuple bottom-up. */
+typedef struct Skel { Expr **leaves; int n, cap; UWord *ops; int words; int next; } Skel;
+
+static int skeleton(Fn *f, Expr *e) {
+    Term t;
+    return (e->kind == E_CONS || e->kind == E_TUPLE) && !cg_const(f, e, &t);
+}
+
+static void skel_leaf(Fn *f, Skel *s, Expr *e);
+
+static void skel_collect(Fn *f, Skel *s, Expr *e) {
+    if (e->kind == E_TUPLE) {
+        s->words += e->n + 1;
+        for (int i = 0; i < e->n; i++) skel_leaf(f, s, e->elems[i]);
+        return;
+    }
+    while (skeleton(f, e) && e->kind == E_CONS) {
+        s->words += 2;
+        skel_leaf(f, s, e->a);
+        e = e->b;
+    }
+    skel_leaf(f, s, e);
+}
+
+static void skel_leaf(Fn *f, Skel *s, Expr *e) {
+    Term t;
+    if (cg_const(f, e, &t)) return;
+    if (skeleton(f, e)) { skel_collect(f, s, e); return; }
+    GROW(s->leaves, s->n, s->cap);
+    s->leaves[s->n++] = e;
+}
+
+static UWord skel_build(Fn *f, Skel *s, Expr *e, UWord dest);
+
+static UWord skel_value(Fn *f, Skel *s, Expr *e) {
+    Term t;
+    if (cg_const(f, e, &t)) return t;
+    if (skeleton(f, e)) return skel_build(f, s, e, NOOP);
+    return s->ops[s->next++];
+}
+
+static UWord skel_build(Fn *f, Skel *s, Expr *e, UWord dest) {
+    if (e->kind == E_TUPLE) {
+        UWord *src = GC_MALLOC_ATOMIC(sizeof(UWord) * ((size_t)e->n + 1));
+        for (int i = 0; i < e->n; i++) src[i] = skel_value(f, s, e->elems[i]);
+        for (int i = 0; i < e->n; i++) if (IS_X(src[i]) && operand_is_reg(src[i])) cg_free(f, src[i]);
+        if (dest == NOOP) dest = REG_X(cg_alloc_x(f, R_TEMP));
+        cg_op(f, OP_put_tuple, 2, dest, (UWord)e->n);
+        for (int i = 0; i < e->n; i++) cg_emit(f, src[i]);
+        return dest;
+    }
+    int n = 0, cap = 8;
+    UWord *heads = GC_MALLOC_ATOMIC(sizeof(UWord) * (size_t)cap);
+    while (skeleton(f, e) && e->kind == E_CONS) {
+        if (n >= cap) {
+            UWord *nh = GC_MALLOC_ATOMIC(sizeof(UWord) * (size_t)cap * 2);
+            memcpy(nh, heads, sizeof(UWord) * (size_t)n);
+            heads = nh; cap *= 2;
+        }
+        heads[n++] = skel_value(f, s, e->a);
+        e = e->b;
+    }
+    UWord tail = skel_value(f, s, e);
+    for (int i = n - 1; i >= 0; i--) {
+        if (IS_X(tail) && operand_is_reg(tail)) cg_free(f, tail);
+        if (IS_X(heads[i]) && operand_is_reg(heads[i])) cg_free(f, heads[i]);
+        UWord d = (i == 0 && dest != NOOP) ? dest : REG_X(cg_alloc_x(f, R_TEMP));
+        cg_op(f, OP_put_list, 3, heads[i], tail, d);
+        tail = d;
+    }
+    return tail;
+}
+
+static void cg_construct(Fn *f, Expr *e, UWord dest) {
+    Skel s;
+    memset(&s, 0, sizeof s);
+    skel_collect(f, &s, e);
+    s.ops = GC_MALLOC_ATOMIC(sizeof(UWord) * ((size_t)s.n + 1));
+    cg_oplist(f, s.leaves, s.n, s.ops);
+    int live = cg_xlive(f);
+    cg_op(f, OP_test_heap, 2, (UWord)s.words, (UWord)live);
+    /* leaves in y stay marked until the end; x ones are freed as consumed */
+    skel_build(f, &s, e, dest);
+    for (int i = 0; i < s.n; i++) cg_free(f, s.ops[i]);
+}
+
+static void cg_match_expr(Fn *f, Expr *e, UWord dest) {
+    Expr *p = e->a;
+    if (p->kind == E_VAR && !cg_wild(p) && !cg_is_bound(f, p->name)) {
+        int v = cg_var(f, p->name);
+        if (f->vloc[v] == NOOP) {
+            if (f->frame) f->vloc[v] = REG_Y(cg_alloc_y(f, R_VAR));
+            else { int r = cg_alloc_x(f, R_VAR); f->xvar[r] = (short)v; f->vloc[v] = REG_X(r); }
+        }
+        cg_expr(f, e->b, 0, f->vloc[v]);
+        f->bound[v] = 1; f->def[v] = 1;
+        if (dest != NOOP) cg_move(f, f->vloc[v], dest);
+        return;
+    }
+    if (cg_wild(p)) { cg_expr(f, e->b, 0, dest); return; }
+    UWord s = cg_operand(f, e->b, 0);
+    int bad = cg_stub(f, ST_BADMATCH, s, 0, e->line);
+    cg_match(f, p, s, bad);
+    if (dest != NOOP) cg_move(f, s, dest);
+    cg_free(f, s);
+}
+
+static void unsupported(Fn *f, Expr *e, const char *what) {
+    cg_error(f, e->line, e->col, "not supported yet: %s", what);
+}
+
+void cg_expr(Fn *f, Expr *e, int tail, UWord dest) {
+    Term t;
+    if (tail) dest = REG_X(0);
+    if (cg_const(f, e, &t)) {
+        if (dest != NOOP) cg_move(f, t, dest);
+        if (tail) cg_return(f);
+        return;
+    }
+    if (dest == NOOP && e->kind != E_MATCH) {     /* effect only */
+        UWord o = cg_operand(f, e, 0);
+        cg_free(f, o);
+        return;
+    }
+    switch (e->kind) {
+    case E_VAR:
+        if (cg_is_self(f, e)) cg_make_self(f, dest);
+        else cg_move(f, cg_operand(f, e, 0), dest);
+        break;
+    case E_CONS: case E_TUPLE: cg_construct(f, e, dest); break;
+    case E_MATCH: cg_match_expr(f, e, dest); break;
+    case E_BINOP:
+        if (e->op == OP_SEND) { cg_send(f, e, tail, dest); return; }
+        cg_binop(f, e, dest);
+        break;
+    case E_UNOP: cg_unop(f, e, dest); break;
+    case E_ANDALSO: case E_ORELSE: cg_shortcircuit(f, e, tail, dest); return;
+    case E_CALL: cg_call(f, e, tail, dest); return;
+    case E_FUN: cg_fun(f, e, dest); break;
+    case E_FUNREF: cg_funref(f, e, dest); break;
+    case E_BLOCK: cg_body(f, e->body, e->nbody, tail, dest); return;
+    case E_CASE: cg_case(f, e, tail, dest); return;
+    case E_IF: cg_if(f, e, tail, dest); return;
+    case E_RECEIVE: cg_receive(f, e, tail, dest); return;
+    case E_TRY: cg_try(f, e, tail, dest); return;
+    case E_CATCH: cg_catch(f, e, dest); break;
+    case E_LC: cg_lc(f, e, tail, dest); return;
+    case E_RECORD: case E_RECORD_UPDATE: case E_RECORD_FIELD: unsupported(f, e, "records"); break;
+    case E_MAP: case E_MAP_UPDATE: unsupported(f, e, "maps"); break;
+    case E_BIN: case E_BIN_LC: unsupported(f, e, "binaries"); break;
+    default: cg_error(f, e->line, e->col, "internal: unexpected expression"); break;
+    }
+    if (tail) cg_return(f);
+}
+
+void cg_effect(Fn *f, Expr *e) {
+    if (e->kind == E_MATCH) { cg_match_expr(f, e, NOOP); return; }
+    cg_expr(f, e, 0, NOOP);
+}
+
+void cg_body(Fn *f, Expr **es, int n, int tail, UWord dest) {
+    for (int i = 0; i < n - 1; i++) cg_effect(f, es[i]);
+    if (n > 0) cg_expr(f, es[n - 1], tail, dest);
+}
+
+/* ---- variables a piece of code mentions ---------------------------------- */
+
+static void walk_clauses(Clause **cs, int n, void (*fn)(void *, const char *), void *ctx, int body_only);
+
+/* Calls fn for every variable name in e. With body_only, skips what is
+ * compiled in another function: fun bodies, and the parts of a list
+ * comprehension after its first generator's list expression. */
+void cg_collect_vars(Expr *e, void (*fn)(void *, const char *), void *ctx, int body_only) {
+    while (e) {
+        switch (e->kind) {
+        case E_VAR:
+            if (!(e->name[0] == '_' && e->name[1] == 0)) fn(ctx, e->name);
+            return;
+        case E_FUN:
+            if (body_only) return;
+            walk_clauses(e->clauses, e->nclauses, fn, ctx, 0);
+            return;
+        case E_LC:
+            if (body_only) {
+                for (int i = 0; i < e->n; i++) {
+                    Expr *q = e->elems[i];
+                    if (q->kind == E_GENERATOR) { cg_collect_vars(q->b, fn, ctx, 1); return; }
+                    cg_collect_vars(q, fn, ctx, 1);
+                }
+                cg_collect_vars(e->a, fn, ctx, 1);
+                e = e->b;
+                continue;
+            }
+            for (int i = 0; i < e->n; i++) cg_collect_vars(e->elems[i], fn, ctx, 0);
+            cg_collect_vars(e->b, fn, ctx, 0);
+            e = e->a;
+            continue;
+        case E_CONS:
+            cg_collect_vars(e->a, fn, ctx, body_only);
+            e = e->b;
+            continue;
+        default:
+            break;
+        }
+        if (e->mod) cg_collect_vars(e->mod, fn, ctx, body_only);
+        if (e->fun) cg_collect_vars(e->fun, fn, ctx, body_only);
+        for (int i = 0; i < e->n; i++) cg_collect_vars(e->elems[i], fn, ctx, body_only);
+        if (e->body != e->elems)
+            for (int i = 0; i < e->nbody; i++) cg_collect_vars(e->body[i], fn, ctx, body_only);
+        walk_clauses(e->clauses, e->nclauses, fn, ctx, body_only);
+        walk_clauses(e->catches, e->ncatches, fn, ctx, body_only);
+        for (int i = 0; i < e->nafter; i++) cg_collect_vars(e->after[i], fn, ctx, body_only);
+        if (e->timeout) cg_collect_vars(e->timeout, fn, ctx, body_only);
+        for (int i = 0; i < e->nfields; i++) {
+            if (e->fields[i].key) cg_collect_vars(e->fields[i].key, fn, ctx, body_only);
+            if (e->fields[i].value) cg_collect_vars(e->fields[i].value, fn, ctx, body_only);
+            if (e->fields[i].size) cg_collect_vars(e->fields[i].size, fn, ctx, body_only);
+        }
+        if (e->a) cg_collect_vars(e->a, fn, ctx, body_only);
+        e = e->b;
+    }
+}
+
+static void walk_clauses(Clause **cs, int n, void (*fn)(void *, const char *), void *ctx, int body_only) {
+    for (int i = 0; i < n; i++) {
+        Clause *c = cs[i];
+        for (int j = 0; j < c->npat; j++)
+            if (c->patterns[j]) cg_collect_vars(c->patterns[j], fn, ctx, body_only);
+        if (c->guard)
+            for (int a = 0; a < c->guard->nalts; a++)
+                for (int t = 0; t < c->guard->alts[a].ntests; t++)
+                    cg_collect_vars(c->guard->alts[a].tests[t], fn, ctx, body_only);
+        for (int j = 0; j < c->nbody; j++) cg_collect_vars(c->body[j], fn, ctx, body_only);
+    }
+}
+
+static void mark_inbody(void *ctx, const char *name) {
+    Fn *f = ctx;
+    if (f->gf->self && name == f->gf->self) {
+        int v = cg_var_find(f, name);
+        if (v < 0 || !f->bound[v]) return;
+    }
+    f->inbody[cg_var(f, name)] = 1;
+}
+
+/* ---- functions ----------------------------------------------------------- */
+
+static Fn *fn_new(Gen *g, GenFun *gf, int frame) {
+    Fn *f = GC_MALLOC(sizeof *f);
+    f->g = g; f->gf = gf; f->frame = frame; f->xhi = -1;
+    return f;
+}
+
+static void emit_stubs(Fn *f) {
+    for (int i = 0; i < f->nstubs; i++) {
+        Stub *s = &f->stubs[i];
+        cg_label(f, s->label);
+        cg_line(f, s->line);
+        switch (s->kind) {
+        case ST_BADMATCH: cg_op(f, OP_badmatch, 1, s->op); break;
+        case ST_CASE_END: cg_op(f, OP_case_end, 1, s->op); break;
+        case ST_IF_END: cg_op(f, OP_if_end, 0); break;
+        case ST_TRY_CASE_END: cg_op(f, OP_try_case_end, 1, s->op); break;
+        case ST_ERROR_TUPLE: {
+            cg_move(f, s->op, REG_X(0));
+            cg_op(f, OP_test_heap, 2, (UWord)3, (UWord)1);
+            cg_op(f, OP_put_tuple, 4, REG_X(0), (UWord)2, s->tag, REG_X(0));
+            cg_op(f, OP_bif, 6, (UWord)0, (UWord)bif_lookup("erlang", "error", 1), (UWord)1,
+                  REG_X(0), (UWord)1, REG_X(0));
+            break;
+        }
+        }
+    }
+}
+
+static void clause_body(Fn *f, Clause *c, int fail) {
+    GenFun *gf = f->gf;
+    for (int i = 0; i < gf->arity; i++) f->xs[i] = R_ARG;
+    f->xhi = gf->arity - 1;
+    f->head = 1;
+    f->bif_fail = fail;
+    for (int i = 0; i < gf->nparams && i < c->npat; i++) cg_match(f, c->patterns[i], REG_X(i), fail);
+    for (int i = 0; i < gf->nfree; i++) {
+        int v = cg_var(f, gf->free[i]);
+        if (!f->bound[v]) cg_bind(f, v, REG_X(gf->nparams + i));
+    }
+    cg_guard(f, c->guard, fail);
+    f->bif_fail = 0;
+    for (int i = 0; i < c->nbody; i++) cg_collect_vars(c->body[i], mark_inbody, f, 1);
+    if (f->frame) {
+        int live = cg_xlive(f);
+        cg_emit(f, OP_allocate); cg_fs(f); cg_emit(f, (UWord)live);
+        for (int v = 0; v < f->nv; v++) {
+            if (!f->inbody[v]) { f->vloc[v] = NOOP; continue; }
+            UWord y = REG_Y(cg_alloc_y(f, R_VAR));
+            if (f->bound[v]) cg_move(f, f->vloc[v], y);
+            f->vloc[v] = y;
+        }
+        for (int r = 0; r < MAX_REG; r++) f->xs[r] = R_FREE;
+        f->xhi = -1;
+    } else {
+        for (int v = 0; v < f->nv; v++) {
+            if (!f->inbody[v] || f->bound[v]) continue;
+            int r = cg_alloc_x(f, R_VAR);
+            f->xvar[r] = (short)v;
+            f->vloc[v] = REG_X(r);
+        }
+    }
+    f->head = 0;
+    cg_body(f, c->body, c->nbody, 1, REG_X(0));
+    for (int i = 0; i < f->npatch; i++) f->g->code[f->patch[i]] = (UWord)f->ymax;
+    emit_stubs(f);
+}
+
+static int predict_frame(Fn *f, Clause *c) {
+    return pred_body(f, c->body, c->nbody, 1);
+}
+
+static void gen_clause(Gen *g, GenFun *gf, Clause *c, int fail) {
+    size_t ncode = g->ncode;
+    int ngfs = g->ngfs, nlambdas = g->nlambdas, nfrefs = g->nfrefs, line = g->cur_line;
+    int fc = g->fun_counter, lc = g->lc_counter, errors = g->errors;
+    Fn *probe = fn_new(g, gf, 0);
+    int frame = predict_frame(probe, c);
+    for (;;) {
+        Fn *f = fn_new(g, gf, frame);
+        clause_body(f, c, fail);
+        if (f->retry && !frame && g->errors == errors) {
+            g->ncode = ncode; g->ngfs = ngfs; g->nlambdas = nlambdas; g->nfrefs = nfrefs;
+            g->cur_line = line; g->fun_counter = fc; g->lc_counter = lc;
+            frame = 1;
+            continue;
+        }
+        break;
+    }
+}
+
+static void gen_function(Gen *g, GenFun *gf) {
+    Fn *f = fn_new(g, gf, 0);
+    g->cur_line = -1;
+    cg_label(f, gf->info_label);
+    cg_line(f, gf->line);
+    cg_op(f, OP_func_info, 3, g->modname, cg_atom(gf->name), (UWord)gf->arity);
+    cg_label(f, gf->entry_label);
+    switch (gf->kind) {
+    case GF_FUNREF_LOCAL:
+        cg_op(f, OP_call_only, 2, (UWord)gf->arity, (UWord)gf->target_label);
+        return;
+    case GF_FUNREF_EXT:
+        cg_op(f, OP_call_ext_only, 2, (UWord)gf->arity, (UWord)gf->target_import);
+        return;
+    }
+    for (int i = 0; i < gf->nclauses; i++) {
+        int last = i == gf->nclauses - 1;
+        int fail = last ? gf->info_label : ++g->nlabels;
+        gen_clause(g, gf, gf->clauses[i], fail);
+        if (!last) cg_label(f, fail);
+    }
+}
+
+static int is_exported(Module *m, const char *name, int arity) {
+    if (m->export_all) return 1;
+    for (int i = 0; i < m->nexports; i++)
+        if (m->exports[i].name == name && m->exports[i].arity == arity) return 1;
+    return 0;
+}
+
+CodeModule *codegen_module(Module *m) {
+    Gen *g = GC_MALLOC(sizeof *g);
+    g->m = m;
+    g->modname = cg_atom(m->name ? m->name : "nofile");
+    for (int i = 0; i < m->nfunctions; i++) {
+        Function *fn = m->functions[i];
+        GenFun *gf = cg_new_genfun(g);
+        gf->name = fn->name; gf->arity = fn->arity; gf->nparams = fn->arity;
+        gf->clauses = fn->clauses; gf->nclauses = fn->nclauses;
+        gf->line = fn->line;
+        gf->top = fn->name; gf->top_arity = fn->arity;
+        gf->exported = is_exported(m, fn->name, fn->arity);
+    }
+    for (int i = 0; i < g->ngfs; i++) gen_function(g, g->gfs[i]);
+    if (g->errors) return NULL;
+
+    CodeModule *cm = GC_MALLOC(sizeof *cm);
+    cm->name = g->modname;
+    cm->file = m->file;
+    cm->code = g->code; cm->ncode = g->ncode;
+    cm->nlabels = g->nlabels;
+    cm->imports = g->imports; cm->nimports = g->nimports;
+    cm->nfunctions = g->ngfs;
+    cm->functions = GC_MALLOC(sizeof(CodeFunction) * ((size_t)g->ngfs + 1));
+    for (int i = 0; i < g->ngfs; i++) {
+        GenFun *gf = g->gfs[i];
+        CodeFunction *cf = &cm->functions[i];
+        cf->name = cg_atom(gf->name);
+        cf->arity = gf->arity;
+        cf->label = gf->entry_label;
+        cf->info_label = gf->info_label;
+        cf->exported = gf->exported;
+    }
+    cm->lambdas = g->lambdas; cm->nlambdas = g->nlambdas;
+    return cm;
+}

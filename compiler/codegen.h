@@ -1,0 +1,176 @@
+/* codegen.h — private to the code generator (codegen*.c).
+ *
+ * Register discipline (the contract with the emulator and its collector):
+ *  - arguments arrive in x0..x(A-1); a lambda's free variables follow its
+ *    arguments; the result leaves in x0.
+ *  - Each function clause is compiled in one of two modes. A clause whose body
+ *    makes no call except in tail position is a *leaf*: it has no frame and
+ *    keeps every variable in an x register (head matches leave variables where
+ *    they were extracted, body variables get fixed x registers above them).
+ *    Any other clause allocates one frame right after its head and guard
+ *    matched (`allocate N, live`), gives every variable of its body its own y
+ *    slot, and uses x registers only for short-lived temporaries between calls.
+ *  - Every allocating instruction (test_heap, bif, add/sub, allocate) carries
+ *    live = 1 + the highest x register still needed; registers below it that
+ *    hold nothing are first set to [] so the collector never sees stale words.
+ *  - Instructions read all their sources before writing their destination.
+ */
+#ifndef MINI_CODEGEN_H
+#define MINI_CODEGEN_H
+
+#include <gc.h>
+#include <stdarg.h>
+#include "ast.h"
+#include "frontend.h"
+#include "bytecode.h"
+#include "opcodes.h"
+#include "literal.h"
+#include "atom.h"
+#include "bif.h"
+
+#define NOOP (~(UWord)0)              /* "no operand" */
+#define IS_X(o) (((o) & 7) == 0)
+#define IS_Y(o) (((o) & 7) == 4)
+#define XI(o) ((int)((o) >> 3))
+#define YI(o) ((int)((o) >> 3) - 1)
+#define XMAX (MAX_REG - 8)            /* x registers the generator hands out */
+
+#define GROW(arr, n, cap) do {                                              \
+        if ((n) >= (cap)) {                                                 \
+            size_t nc_ = (cap) ? (size_t)(cap) * 2 : 16;                    \
+            void *np_ = GC_MALLOC(nc_ * sizeof *(arr));                      \
+            if ((n)) memcpy(np_, (arr), (size_t)(n) * sizeof *(arr));        \
+            (arr) = np_; (cap) = nc_;                                       \
+        }                                                                   \
+    } while (0)
+
+enum { R_FREE, R_TEMP, R_ARG, R_VAR };
+enum { GF_CLAUSES, GF_FUNREF_LOCAL, GF_FUNREF_EXT };
+enum { ST_BADMATCH, ST_CASE_END, ST_IF_END, ST_TRY_CASE_END, ST_ERROR_TUPLE };
+enum { CK_LOCAL, CK_EXT, CK_BIF, CK_FUN, CK_APPLY };
+
+typedef struct GenFun {
+    const char *name; int arity;      /* arity counts the free variables   */
+    int nparams;                      /* patterns per clause               */
+    Clause **clauses; int nclauses;
+    const char **free; int nfree;     /* bound after the head, from x(nparams+i) */
+    const char *self; int self_lambda;/* named fun: its name and lambda    */
+    int kind, target_label, target_import;
+    int info_label, entry_label, index;
+    int line;
+    const char *top; int top_arity;   /* enclosing module function, for names */
+    int exported;
+} GenFun;
+
+typedef struct FunRef { const char *mod, *name; int arity, lambda; } FunRef;
+
+typedef struct Gen {
+    Module *m; Term modname;
+    UWord *code; size_t ncode, capcode;
+    int nlabels;
+    CodeImport *imports; int nimports, capimports;
+    CodeLambda *lambdas; int nlambdas, caplambdas;
+    GenFun **gfs; int ngfs, capgfs;
+    FunRef *frefs; int nfrefs, capfrefs;
+    int fun_counter, lc_counter;
+    int cur_line;
+    int errors;
+    /* constant memo: Expr* -> literal (or THE_NON_VALUE when not constant) */
+    struct ConstMemo { Expr *e; Term t; } *memo; size_t nmemo, capmemo;
+} Gen;
+
+typedef struct Stub { int label, kind, line; UWord op; Term tag; } Stub;
+
+typedef struct Fn {
+    Gen *g; GenFun *gf;
+    int nv, capv;
+    const char **vn; UWord *vloc; char *bound, *def, *inbody;
+    unsigned char xs[MAX_REG]; short xvar[MAX_REG]; int xhi;
+    unsigned char *ys; int capys; int ymax;
+    int frame, head, retry;
+    int bif_fail;                     /* fail label for BIFs: guard context */
+    size_t *patch; int npatch, cappatch;
+    Stub *stubs; int nstubs, capstubs;
+} Fn;
+
+typedef struct Snap {
+    int nv; char *bound, *def;
+    unsigned char xs[MAX_REG];
+    int capys; unsigned char *ys;
+} Snap;
+
+typedef struct Merge { int n, nv; char *bound, *def; } Merge;
+
+typedef struct CallInfo {
+    int kind, label, bif; const char *mod, *name;
+    int arity;                        /* of the call instruction */
+    Expr **args; int nargs;           /* all values to put in x0..   */
+} CallInfo;
+
+/* codegen.c */
+void cg_error(Fn *f, int line, int col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void cg_op(Fn *f, int op, int n, ...);
+void cg_emit(Fn *f, UWord w);
+int cg_new_label(Fn *f);
+void cg_label(Fn *f, int l);
+void cg_line(Fn *f, int line);
+void cg_fs(Fn *f);
+int cg_stub(Fn *f, int kind, UWord op, Term tag, int line);
+void cg_move(Fn *f, UWord src, UWord dst);
+int cg_xlive(Fn *f);
+int cg_alloc_x(Fn *f, int state);
+int cg_pick_x(Fn *f);
+int cg_alloc_y(Fn *f, int state);
+int cg_pick_y(Fn *f);
+void cg_free(Fn *f, UWord op);
+void cg_mark(Fn *f, UWord op);
+int cg_var(Fn *f, const char *name);
+int cg_var_find(Fn *f, const char *name);
+int cg_is_bound(Fn *f, const char *name);
+int cg_is_self(Fn *f, Expr *e);
+void cg_bind(Fn *f, int v, UWord src);
+Snap *cg_snap(Fn *f);
+void cg_restore(Fn *f, Snap *s);
+void cg_merge_add(Fn *f, Merge *m);
+void cg_merge_end(Fn *f, Merge *m, Snap *pre);
+int cg_const(Fn *f, Expr *e, Term *out);
+Term cg_atom(const char *name);
+int cg_import(Gen *g, const char *mod, const char *name, int arity);
+GenFun *cg_find_local(Gen *g, const char *name, int arity);
+GenFun *cg_new_genfun(Gen *g);
+void cg_classify(Fn *f, Expr *e, CallInfo *ci, int dry);
+int cg_has_call(Fn *f, Expr *e);
+int cg_pred(Fn *f, Expr *e, int tail);
+UWord cg_operand(Fn *f, Expr *e, int safe);
+void cg_oplist(Fn *f, Expr **es, int n, UWord *ops);
+void cg_expr(Fn *f, Expr *e, int tail, UWord dest);
+void cg_body(Fn *f, Expr **es, int n, int tail, UWord dest);
+void cg_effect(Fn *f, Expr *e);
+void cg_return(Fn *f);
+void cg_call(Fn *f, Expr *e, int tail, UWord dest);
+void cg_call_info(Fn *f, CallInfo *ci, int tail, UWord dest, int line);
+void cg_make_self(Fn *f, UWord dest);
+Expr *cg_mkvar(const char *name, int line);
+void cg_collect_vars(Expr *e, void (*fn)(void *, const char *), void *ctx, int body_only);
+int cg_wild(Expr *p);
+
+/* codegen_match.c */
+void cg_match(Fn *f, Expr *p, UWord src, int fail);
+void cg_guard(Fn *f, Guard *g, int fail);
+void cg_test(Fn *f, Expr *e, int fail);
+int cg_type_test(Fn *f, Expr *call);
+int cg_irrefutable(Fn *f, Expr *p);
+int cg_is_guard_expr(Fn *f, Expr *e);
+
+/* codegen_ctl.c */
+void cg_case(Fn *f, Expr *e, int tail, UWord dest);
+void cg_if(Fn *f, Expr *e, int tail, UWord dest);
+void cg_receive(Fn *f, Expr *e, int tail, UWord dest);
+void cg_try(Fn *f, Expr *e, int tail, UWord dest);
+void cg_catch(Fn *f, Expr *e, UWord dest);
+void cg_lc(Fn *f, Expr *e, int tail, UWord dest);
+void cg_fun(Fn *f, Expr *e, UWord dest);
+void cg_funref(Fn *f, Expr *e, UWord dest);
+void cg_shortcircuit(Fn *f, Expr *e, int tail, UWord dest);
+
+#endif

@@ -1,0 +1,518 @@
+/* codegen_ctl.c — control constructs, funs and list comprehensions.
+ *
+ * Branching constructs compile their clauses one after another, each from the
+ * same snapshot of the variable/register state, and merge the states of the
+ * branches that fall through: a variable is bound after the construct if some
+ * branch bound it (the checker rejects uses of the unsafe ones), and counts as
+ * holding a value (for `live`) only if every branch bound it.
+ *
+ * A `fun` becomes a module function '-F/A-fun-N-' taking the fun's arguments
+ * and then its free variables; a named fun rebuilds itself with make_fun when
+ * its name is used as a value, and calls itself directly otherwise. A list
+ * comprehension becomes one helper function per generator,
+ * '-F/A-lc$^N/1-0-'(List, Tail, Free...), that builds [Expr | Rest] body-
+ * recursively; filters compile in the helper (or the function) they run in.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen.h"
+
+/* Clauses with one pattern each (case, try ... of) matched against s. */
+static void case_clauses(Fn *f, Clause **cs, int n, UWord s, int tail, UWord dest,
+                         int stubkind, int line, Merge *m, int lend, int jump_last) {
+    Snap *pre = cg_snap(f);
+    Clause *lc = cs[n - 1];
+    int need = !(lc->npat > 0 && cg_irrefutable(f, lc->patterns[0]) && !lc->guard);
+    int lstub = need ? cg_stub(f, stubkind, s, 0, line) : 0;
+    for (int i = 0; i < n; i++) {
+        Clause *c = cs[i];
+        int last = i == n - 1;
+        int next = last ? lstub : cg_new_label(f);
+        if (i) cg_restore(f, pre);
+        cg_match(f, c->patterns[0], s, next);
+        cg_guard(f, c->guard, next);
+        cg_free(f, s);
+        cg_body(f, c->body, c->nbody, tail, dest);
+        if (!tail) {
+            cg_merge_add(f, m);
+            if (!last || jump_last) cg_op(f, OP_jump, 1, (UWord)lend);
+        }
+        if (!last) cg_label(f, next);
+    }
+}
+
+void cg_case(Fn *f, Expr *e, int tail, UWord dest) {
+    UWord s = cg_operand(f, e->a, 0);
+    Snap *pre = cg_snap(f);
+    Merge m = {0};
+    int lend = tail ? 0 : cg_new_label(f);
+    case_clauses(f, e->clauses, e->nclauses, s, tail, dest, ST_CASE_END, e->line, &m, lend, 0);
+    cg_merge_end(f, &m, pre);
+    cg_free(f, s);
+    if (!tail) cg_label(f, lend);
+}
+
+static int guard_is_true(Guard *g) {
+    return !g || (g->nalts == 1 && g->alts[0].ntests == 1 && g->alts[0].tests[0]->kind == E_ATOM &&
+                  !strcmp(g->alts[0].tests[0]->name, "true"));
+}
+
+void cg_if(Fn *f, Expr *e, int tail, UWord dest) {
+    Snap *pre = cg_snap(f);
+    Merge m = {0};
+    int n = e->nclauses;
+    int lend = tail ? 0 : cg_new_label(f);
+    int need = !guard_is_true(e->clauses[n - 1]->guard);
+    int lstub = need ? cg_stub(f, ST_IF_END, 0, 0, e->line) : 0;
+    for (int i = 0; i < n; i++) {
+        Clause *c = e->clauses[i];
+        int last = i == n - 1;
+        int next = last ? lstub : cg_new_label(f);
+        if (i) cg_restore(f, pre);
+        cg_guard(f, c->guard, next);
+        cg_body(f, c->body, c->nbody, tail, dest);
+        if (!tail) {
+            cg_merge_add(f, &m);
+            if (!last) cg_op(f, OP_jump, 1, (UWord)lend);
+        }
+        if (!last) cg_label(f, next);
+    }
+    cg_merge_end(f, &m, pre);
+    if (!tail) cg_label(f, lend);
+}
+
+void cg_shortcircuit(Fn *f, Expr *e, int tail, UWord dest) {
+    int isand = e->kind == E_ANDALSO;
+    if (tail) dest = REG_X(0);
+    cg_expr(f, e->a, 0, dest);
+    int lrhs = cg_new_label(f), lend = tail ? 0 : cg_new_label(f);
+    Term first = isand ? AM_true : AM_false, other = isand ? AM_false : AM_true;
+    cg_op(f, OP_is_ne_exact, 3, (UWord)lrhs, dest, first);
+    int bad = f->bif_fail ? f->bif_fail : cg_stub(f, ST_ERROR_TUPLE, dest, cg_atom("badarg"), e->line);
+    cg_op(f, OP_is_eq_exact, 3, (UWord)bad, dest, other);
+    Snap *pre = cg_snap(f);
+    Merge m = {0};
+    if (tail) cg_return(f);
+    else { cg_merge_add(f, &m); cg_op(f, OP_jump, 1, (UWord)lend); }
+    cg_label(f, lrhs);
+    cg_expr(f, e->b, tail, dest);
+    if (!tail) {
+        cg_merge_add(f, &m);
+        cg_merge_end(f, &m, pre);
+        cg_label(f, lend);
+    }
+}
+
+/* ---- receive ------------------------------------------------------------- */
+
+void cg_receive(Fn *f, Expr *e, int tail, UWord dest) {
+    if (!f->frame) { f->retry = 1; return; }
+    UWord t = e->timeout ? cg_operand(f, e->timeout, 1) : NOOP;
+    int lloop = cg_new_label(f), lwait = cg_new_label(f), lend = tail ? 0 : cg_new_label(f);
+    cg_label(f, lloop);
+    cg_op(f, OP_loop_rec, 2, (UWord)lwait, REG_X(0));
+    cg_mark(f, REG_X(0));
+    Snap *pre = cg_snap(f);
+    Merge m = {0};
+    for (int i = 0; i < e->nclauses; i++) {
+        Clause *c = e->clauses[i];
+        int next = cg_new_label(f);
+        cg_restore(f, pre);
+        cg_match(f, c->patterns[0], REG_X(0), next);
+        cg_guard(f, c->guard, next);
+        cg_op(f, OP_remove_message, 0);
+        cg_free(f, REG_X(0));
+        cg_body(f, c->body, c->nbody, tail, dest);
+        if (!tail) { cg_merge_add(f, &m); cg_op(f, OP_jump, 1, (UWord)lend); }
+        cg_label(f, next);
+    }
+    cg_restore(f, pre);
+    cg_op(f, OP_loop_rec_end, 1, (UWord)lloop);
+    cg_label(f, lwait);
+    cg_free(f, REG_X(0));
+    if (t != NOOP) {
+        cg_line(f, e->timeout->line);
+        cg_op(f, OP_wait_timeout, 2, (UWord)lloop, t);
+        cg_op(f, OP_timeout, 0);
+        cg_body(f, e->body, e->nbody, tail, dest);
+        if (!tail) cg_merge_add(f, &m);
+    } else {
+        cg_op(f, OP_wait, 1, (UWord)lloop);
+    }
+    cg_merge_end(f, &m, pre);
+    cg_free(f, REG_X(0));
+    cg_free(f, t);
+    if (!tail) cg_label(f, lend);
+}
+
+/* ---- try / catch --------------------------------------------------------- */
+
+/* try Body [of Clauses] [catch CatchClauses] end, without `after`. */
+static void try_inner(Fn *f, Expr *e, int tail, UWord dest) {
+    if (tail) dest = REG_X(0);
+    if (e->ncatches == 0) {            /* only with `after`: nothing to catch here */
+        if (e->nclauses == 0) { cg_body(f, e->body, e->nbody, tail, dest); return; }
+        Snap *pre = cg_snap(f);
+        Merge m = {0};
+        int lend = tail ? 0 : cg_new_label(f);
+        cg_body(f, e->body, e->nbody, 0, REG_X(0));
+        cg_mark(f, REG_X(0));
+        case_clauses(f, e->clauses, e->nclauses, REG_X(0), tail, dest, ST_TRY_CASE_END, e->line, &m, lend, 0);
+        cg_merge_end(f, &m, pre);
+        if (!tail) cg_label(f, lend);
+        return;
+    }
+    int yt = cg_alloc_y(f, R_TEMP);
+    int lh = cg_new_label(f), lend = tail ? 0 : cg_new_label(f);
+    Snap *pre = cg_snap(f);
+    Merge m = {0};
+    cg_op(f, OP_try, 2, REG_Y(yt), (UWord)lh);
+    if (e->nclauses) {
+        cg_body(f, e->body, e->nbody, 0, REG_X(0));
+        cg_op(f, OP_try_end, 1, REG_Y(yt));
+        cg_mark(f, REG_X(0));
+        case_clauses(f, e->clauses, e->nclauses, REG_X(0), tail, dest, ST_TRY_CASE_END, e->line, &m, lend, 1);
+    } else {
+        cg_body(f, e->body, e->nbody, 0, dest);
+        cg_op(f, OP_try_end, 1, REG_Y(yt));
+        if (tail) cg_return(f);
+        else { cg_merge_add(f, &m); cg_op(f, OP_jump, 1, (UWord)lend); }
+    }
+    /* the handler */
+    cg_restore(f, pre);
+    cg_label(f, lh);
+    cg_op(f, OP_try_case, 1, REG_Y(yt));
+    for (int r = 0; r < 3; r++) cg_mark(f, REG_X(r));
+    Snap *hpre = cg_snap(f);
+    Clause *lc = e->catches[e->ncatches - 1];
+    int need = !(cg_irrefutable(f, lc->patterns[0]) && cg_irrefutable(f, lc->patterns[1]) &&
+                 (!lc->patterns[2] || cg_irrefutable(f, lc->patterns[2])) && !lc->guard);
+    int lre = need ? cg_new_label(f) : 0;
+    for (int i = 0; i < e->ncatches; i++) {
+        Clause *c = e->catches[i];
+        int last = i == e->ncatches - 1;
+        int next = last ? lre : cg_new_label(f);
+        if (i) cg_restore(f, hpre);
+        cg_match(f, c->patterns[0], REG_X(0), next);
+        cg_match(f, c->patterns[1], REG_X(1), next);
+        if (c->npat > 2 && c->patterns[2]) cg_match(f, c->patterns[2], REG_X(2), next);
+        cg_guard(f, c->guard, next);
+        for (int r = 0; r < 3; r++) cg_free(f, REG_X(r));
+        cg_body(f, c->body, c->nbody, tail, dest);
+        if (!tail) {
+            cg_merge_add(f, &m);
+            if (!last || need) cg_op(f, OP_jump, 1, (UWord)lend);
+        }
+        if (!last) cg_label(f, next);
+    }
+    if (need) {
+        cg_restore(f, hpre);
+        cg_label(f, lre);
+        cg_line(f, e->line);
+        cg_op(f, OP_raise, 3, REG_X(0), REG_X(1), REG_X(2));
+    }
+    cg_merge_end(f, &m, pre);
+    cg_free(f, REG_Y(yt));
+    if (!tail) cg_label(f, lend);
+}
+
+void cg_try(Fn *f, Expr *e, int tail, UWord dest) {
+    if (!f->frame) { f->retry = 1; return; }
+    if (e->nafter == 0) { try_inner(f, e, tail, dest); return; }
+    if (tail) dest = REG_X(0);
+    int yo = cg_alloc_y(f, R_TEMP);
+    int lho = cg_new_label(f), lend = tail ? 0 : cg_new_label(f);
+    Snap *pre = cg_snap(f);
+    Merge m = {0};
+    cg_op(f, OP_try, 2, REG_Y(yo), (UWord)lho);
+    UWord r = REG_Y(cg_pick_y(f));
+    try_inner(f, e, 0, r);
+    cg_mark(f, r);
+    cg_op(f, OP_try_end, 1, REG_Y(yo));
+    for (int i = 0; i < e->nafter; i++) cg_effect(f, e->after[i]);
+    cg_move(f, r, dest);
+    if (tail) cg_return(f);
+    else { cg_merge_add(f, &m); cg_op(f, OP_jump, 1, (UWord)lend); }
+    cg_restore(f, pre);
+    cg_label(f, lho);
+    cg_op(f, OP_try_case, 1, REG_Y(yo));
+    UWord yc = REG_Y(cg_alloc_y(f, R_TEMP)), yr = REG_Y(cg_alloc_y(f, R_TEMP)),
+          ys = REG_Y(cg_alloc_y(f, R_TEMP));
+    cg_move(f, REG_X(0), yc); cg_move(f, REG_X(1), yr); cg_move(f, REG_X(2), ys);
+    for (int i = 0; i < e->nafter; i++) cg_effect(f, e->after[i]);
+    cg_line(f, e->line);
+    cg_op(f, OP_raise, 3, yc, yr, ys);
+    cg_merge_end(f, &m, pre);
+    cg_free(f, REG_Y(yo));
+    if (!tail) cg_label(f, lend);
+}
+
+void cg_catch(Fn *f, Expr *e, UWord dest) {
+    if (!f->frame) { f->retry = 1; return; }
+    int yc = cg_alloc_y(f, R_TEMP);
+    int lc = cg_new_label(f);
+    Snap *pre = cg_snap(f);
+    cg_op(f, OP_catch, 2, REG_Y(yc), (UWord)lc);
+    cg_expr(f, e->a, 0, REG_X(0));
+    cg_label(f, lc);
+    cg_op(f, OP_catch_end, 1, REG_Y(yc));
+    /* bound if bound inside (unsafe anyway); holding a value only if it did before */
+    Merge m = {0};
+    cg_merge_add(f, &m);
+    for (int v = 0; v < m.nv; v++) m.def[v] = v < pre->nv ? (char)(m.def[v] & pre->def[v]) : 0;
+    cg_merge_end(f, &m, pre);
+    cg_free(f, REG_Y(yc));
+    cg_move(f, REG_X(0), dest);
+}
+
+/* ---- funs ---------------------------------------------------------------- */
+
+static int add_lambda(Gen *g, GenFun *h, int arity, int nfree) {
+    GROW(g->lambdas, g->nlambdas, g->caplambdas);
+    CodeLambda *l = &g->lambdas[g->nlambdas];
+    l->function = h->index;
+    l->arity = arity;
+    l->nfree = nfree;
+    l->name = cg_atom(h->name);
+    return g->nlambdas++;
+}
+
+static const char *fun_name(Fn *f, const char *kind) {
+    char buf[600];
+    Gen *g = f->g;
+    int n = !strcmp(kind, "fun") ? g->fun_counter++ : g->lc_counter++;
+    if (!strcmp(kind, "fun")) snprintf(buf, sizeof buf, "-%s/%d-fun-%d-", f->gf->top, f->gf->top_arity, n);
+    else snprintf(buf, sizeof buf, "-%s/%d-lc$^%d/1-0-", f->gf->top, f->gf->top_arity, n);
+    return ast_intern(buf, strlen(buf));
+}
+
+typedef struct Names { const char **v; int n, cap; Fn *f; const char *skip; const char **excl; int nexcl; } Names;
+
+static void add_free(void *ctx, const char *name) {
+    Names *ns = ctx;
+    if (name == ns->skip || !cg_is_bound(ns->f, name)) return;
+    for (int i = 0; i < ns->nexcl; i++) if (ns->excl[i] == name) return;
+    for (int i = 0; i < ns->n; i++) if (ns->v[i] == name) return;
+    GROW(ns->v, ns->n, ns->cap);
+    ns->v[ns->n++] = name;
+}
+
+static void add_any(void *ctx, const char *name) {
+    Names *ns = ctx;
+    for (int i = 0; i < ns->n; i++) if (ns->v[i] == name) return;
+    GROW(ns->v, ns->n, ns->cap);
+    ns->v[ns->n++] = name;
+}
+
+void cg_fun(Fn *f, Expr *e, UWord dest) {
+    Gen *g = f->g;
+    Names ns;
+    memset(&ns, 0, sizeof ns);
+    ns.f = f; ns.skip = e->name;
+    for (int i = 0; i < e->nclauses; i++) {
+        Clause *c = e->clauses[i];
+        if (c->guard)
+            for (int a = 0; a < c->guard->nalts; a++)
+                for (int t = 0; t < c->guard->alts[a].ntests; t++)
+                    cg_collect_vars(c->guard->alts[a].tests[t], add_free, &ns, 0);
+        for (int j = 0; j < c->nbody; j++) cg_collect_vars(c->body[j], add_free, &ns, 0);
+    }
+    GenFun *h = cg_new_genfun(g);
+    h->name = fun_name(f, "fun");
+    h->nparams = e->nclauses ? e->clauses[0]->npat : 0;
+    h->nfree = ns.n; h->free = ns.v;
+    h->arity = h->nparams + h->nfree;
+    h->self = e->name;
+    h->clauses = e->clauses; h->nclauses = e->nclauses;
+    h->line = e->line;
+    h->top = f->gf->top; h->top_arity = f->gf->top_arity;
+    h->kind = GF_CLAUSES;
+    int li = add_lambda(g, h, h->nparams, h->nfree);
+    h->self_lambda = li;
+    if (h->arity > XMAX) { cg_error(f, e->line, e->col, "fun has too many free variables"); return; }
+    UWord *ops = GC_MALLOC_ATOMIC(sizeof(UWord) * ((size_t)ns.n + 1));
+    for (int i = 0; i < ns.n; i++) ops[i] = cg_operand(f, cg_mkvar(ns.v[i], e->line), 0);
+    int live = cg_xlive(f);
+    cg_op(f, OP_test_heap, 2, (UWord)(2 + ns.n), (UWord)live);
+    cg_op(f, OP_make_fun, 3, (UWord)li, dest, (UWord)ns.n);
+    for (int i = 0; i < ns.n; i++) cg_emit(f, ops[i]);
+    for (int i = 0; i < ns.n; i++) cg_free(f, ops[i]);
+}
+
+void cg_funref(Fn *f, Expr *e, UWord dest) {
+    Gen *g = f->g;
+    const char *mod = e->mod ? e->mod->name : NULL;
+    int li = -1;
+    for (int i = 0; i < g->nfrefs; i++)
+        if (g->frefs[i].mod == mod && g->frefs[i].name == e->name && g->frefs[i].arity == e->arity)
+            li = g->frefs[i].lambda;
+    if (li < 0) {
+        GenFun *h = cg_new_genfun(g);
+        h->name = fun_name(f, "fun");
+        h->nparams = h->arity = e->arity;
+        h->line = e->line;
+        h->top = f->gf->top; h->top_arity = f->gf->top_arity;
+        GenFun *t = mod ? NULL : cg_find_local(g, e->name, e->arity);
+        if (t) { h->kind = GF_FUNREF_LOCAL; h->target_label = t->entry_label; }
+        else {
+            const char *m = mod;
+            if (!m) {
+                m = "erlang";
+                for (int i = 0; i < g->m->nimports; i++)
+                    if (g->m->imports[i].fn.name == e->name && g->m->imports[i].fn.arity == e->arity)
+                        m = g->m->imports[i].module;
+            }
+            h->kind = GF_FUNREF_EXT;
+            h->target_import = cg_import(g, m, e->name, e->arity);
+        }
+        li = add_lambda(g, h, e->arity, 0);
+        GROW(g->frefs, g->nfrefs, g->capfrefs);
+        g->frefs[g->nfrefs].mod = mod; g->frefs[g->nfrefs].name = e->name;
+        g->frefs[g->nfrefs].arity = e->arity; g->frefs[g->nfrefs].lambda = li;
+        g->nfrefs++;
+    }
+    int live = cg_xlive(f);
+    cg_op(f, OP_test_heap, 2, (UWord)2, (UWord)live);
+    cg_op(f, OP_make_fun, 3, (UWord)li, dest, (UWord)0);
+}
+
+/* ---- list comprehensions ------------------------------------------------- */
+
+static Expr *mk(ExprKind k, int line) { return ast_expr(k, line, 1); }
+
+static Expr *mk_call(const char *name, Expr **args, int n, int line) {
+    Expr *c = mk(E_CALL, line);
+    c->name = name; c->elems = args; c->n = n;
+    return c;
+}
+
+static Clause *mk_clause(Expr *p0, Expr *p1, Expr *body, int line) {
+    Clause *c = ast_alloc(sizeof *c);
+    c->line = line; c->col = 1;
+    c->patterns = ast_alloc(sizeof(Expr *) * 2);
+    c->patterns[0] = p0; c->patterns[1] = p1; c->npat = 2;
+    c->body = ast_alloc(sizeof(Expr *));
+    c->body[0] = body; c->nbody = 1;
+    return c;
+}
+
+static int pat_irrefutable(Expr *p) {
+    if (p->kind == E_VAR) return 1;
+    if (p->kind == E_MATCH) return pat_irrefutable(p->a) && pat_irrefutable(p->b);
+    return 0;
+}
+
+static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
+    Gen *g = f->g;
+    int line = e->line;
+    Expr *q0 = e->elems[0], *pat = q0->a;
+    Names pv, ns;
+    memset(&pv, 0, sizeof pv);
+    memset(&ns, 0, sizeof ns);
+    cg_collect_vars(pat, add_any, &pv, 0);
+    ns.f = f; ns.excl = pv.v; ns.nexcl = pv.n;
+    for (int i = 1; i < e->n; i++) cg_collect_vars(e->elems[i], add_free, &ns, 0);
+    cg_collect_vars(e->a, add_free, &ns, 0);
+
+    GenFun *h = cg_new_genfun(g);
+    h->name = fun_name(f, "lc");
+    h->nparams = 2; h->nfree = ns.n; h->free = ns.v; h->arity = 2 + ns.n;
+    h->line = line;
+    h->top = f->gf->top; h->top_arity = f->gf->top_arity;
+    h->kind = GF_CLAUSES;
+    if (h->arity > XMAX) { cg_error(f, e->line, e->col, "list comprehension has too many variables"); return; }
+
+    const char *T = ast_intern("%T", 2), *Acc = ast_intern("%Acc", 4), *X = ast_intern("%X", 2);
+    Expr **rargs = ast_alloc(sizeof(Expr *) * (size_t)(2 + ns.n));
+    rargs[0] = cg_mkvar(T, line); rargs[1] = cg_mkvar(Acc, line);
+    for (int i = 0; i < ns.n; i++) rargs[2 + i] = cg_mkvar(ns.v[i], line);
+    Expr *recur = mk_call(h->name, rargs, 2 + ns.n, line);
+
+    Expr *rest = mk(E_LC, line);
+    rest->a = e->a; rest->elems = e->elems + 1; rest->n = e->n - 1; rest->b = recur;
+
+    Clause **cs = ast_alloc(sizeof(Clause *) * 4);
+    int nc = 0;
+    Expr *c1 = mk(E_CONS, line); c1->a = pat; c1->b = cg_mkvar(T, line);
+    cs[nc++] = mk_clause(c1, cg_mkvar(Acc, line), rest, line);
+    if (!pat_irrefutable(pat)) {
+        Expr *c2 = mk(E_CONS, line); c2->a = cg_mkvar(ast_intern("_", 1), line); c2->b = cg_mkvar(T, line);
+        cs[nc++] = mk_clause(c2, cg_mkvar(Acc, line), recur, line);
+    }
+    cs[nc++] = mk_clause(mk(E_NIL, line), cg_mkvar(Acc, line), cg_mkvar(Acc, line), line);
+    Expr *err = mk(E_CALL, line);
+    err->mod = mk(E_ATOM, line); err->mod->name = ast_intern("erlang", 6);
+    err->fun = mk(E_ATOM, line); err->fun->name = ast_intern("error", 5);
+    Expr *tup = mk(E_TUPLE, line);
+    tup->elems = ast_alloc(sizeof(Expr *) * 2); tup->n = 2;
+    tup->elems[0] = mk(E_ATOM, line); tup->elems[0]->name = ast_intern("bad_generator", 13);
+    tup->elems[1] = cg_mkvar(X, line);
+    err->elems = ast_alloc(sizeof(Expr *)); err->elems[0] = tup; err->n = 1;
+    cs[nc++] = mk_clause(cg_mkvar(X, line), cg_mkvar(Acc, line), err, line);
+    h->clauses = cs; h->nclauses = nc;
+
+    Expr **args = ast_alloc(sizeof(Expr *) * (size_t)(2 + ns.n));
+    args[0] = q0->b;
+    args[1] = e->b ? e->b : mk(E_NIL, line);
+    for (int i = 0; i < ns.n; i++) args[2 + i] = cg_mkvar(ns.v[i], line);
+    cg_call(f, mk_call(h->name, args, 2 + ns.n, line), tail, dest);
+}
+
+static void lc_inner(Fn *f, Expr *e, int tail, UWord dest) {
+    int line = e->line;
+    Expr *tl = e->b ? e->b : mk(E_NIL, line);
+    if (tail) dest = REG_X(0);
+    if (e->n == 0) {
+        Expr *cons = mk(E_CONS, line);
+        cons->a = e->a; cons->b = tl;
+        cg_expr(f, cons, tail, dest);
+        return;
+    }
+    Expr *q0 = e->elems[0];
+    if (q0->kind == E_GENERATOR) { lc_generator(f, e, tail, dest); return; }
+    Expr *rest = mk(E_LC, line);
+    rest->a = e->a; rest->elems = e->elems + 1; rest->n = e->n - 1; rest->b = e->b;
+    int lfalse = cg_new_label(f), lend = tail ? 0 : cg_new_label(f);
+    Merge m = {0};
+    Snap *pre;
+    UWord s = NOOP;
+    if (cg_is_guard_expr(f, q0)) {
+        cg_test(f, q0, lfalse);
+        pre = cg_snap(f);
+    } else {
+        s = cg_operand(f, q0, 0);
+        cg_op(f, OP_is_eq_exact, 3, (UWord)lfalse, s, AM_true);
+        pre = cg_snap(f);
+        cg_free(f, s);
+    }
+    lc_inner(f, rest, tail, dest);
+    if (!tail) { cg_merge_add(f, &m); cg_op(f, OP_jump, 1, (UWord)lend); }
+    cg_restore(f, pre);
+    cg_label(f, lfalse);
+    if (s != NOOP) {
+        int bad = cg_stub(f, ST_ERROR_TUPLE, s, cg_atom("bad_filter"), q0->line);
+        cg_op(f, OP_is_eq_exact, 3, (UWord)bad, s, AM_false);
+        cg_free(f, s);
+    }
+    cg_expr(f, tl, tail, dest);
+    if (!tail) {
+        cg_merge_add(f, &m);
+        cg_merge_end(f, &m, pre);
+        cg_free(f, s);
+        cg_label(f, lend);
+    }
+}
+
+void cg_lc(Fn *f, Expr *e, int tail, UWord dest) {
+    int nv = f->nv;
+    char *b = GC_MALLOC_ATOMIC((size_t)nv + 1), *d = GC_MALLOC_ATOMIC((size_t)nv + 1);
+    memcpy(b, f->bound, (size_t)nv);
+    memcpy(d, f->def, (size_t)nv);
+    lc_inner(f, e, tail, dest);
+    /* variables bound inside the comprehension are local to it */
+    for (int v = 0; v < f->nv; v++) {
+        f->bound[v] = v < nv ? b[v] : 0;
+        f->def[v] = v < nv ? d[v] : 0;
+    }
+}
