@@ -68,7 +68,7 @@ $(BUILD)/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/gen/lexer.h
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmini.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 
 unit: $(UNIT_BINS)
 
