@@ -313,7 +313,7 @@ static void memo_put(Gen *g, Expr *e, Term t) {
     g->memo[i].e = e; g->memo[i].t = t;
 }
 
-static Term const_leaf(Fn *f, Expr *e) {
+static Term const_leaf(Expr *e) {
     switch (e->kind) {
     case E_ATOM: return cg_atom(e->name);
     case E_INT: return e->big ? lit_integer_text(e->big, e->big_base, e->big_neg) : lit_integer(e->ival);
@@ -380,7 +380,7 @@ int cg_const(Fn *f, Expr *e, Term *out) {
         break;
     }
     default:
-        t = const_leaf(f, e);
+        t = const_leaf(e);
         if (e->kind == E_UNOP) memo_put(g, e, t);
         break;
     }
@@ -959,82 +959,91 @@ void cg_body(Fn *f, Expr **es, int n, int tail, UWord dest) {
 
 /* ---- variables a piece of code mentions ---------------------------------- */
 
-static void walk_clauses(Clause **cs, int n, void (*fn)(void *, const char *), void *ctx, int body_only);
+static void walk_clauses(Clause **cs, int n, void (*fn)(void *, const char *, int), void *ctx, int mode);
 
-/* Calls fn for every variable name in e. With body_only, skips what is
- * compiled in another function: fun bodies, and the parts of a list
- * comprehension after its first generator's list expression. */
-void cg_collect_vars(Expr *e, void (*fn)(void *, const char *), void *ctx, int body_only) {
+/* Calls fn(ctx, name, weak) for every variable name in e. Mode 0 walks
+ * everything. Mode 1 (a clause body's prepass) reports the parts compiled in
+ * another function (fun bodies; a list comprehension after its first
+ * generator's list) as weak: there a name only matters if it is a variable
+ * of this function already, passed on as a free variable. Mode 2: all weak. */
+void cg_collect_vars(Expr *e, void (*fn)(void *, const char *, int), void *ctx, int mode) {
     while (e) {
         switch (e->kind) {
         case E_VAR:
-            if (!(e->name[0] == '_' && e->name[1] == 0)) fn(ctx, e->name);
+            if (!(e->name[0] == '_' && e->name[1] == 0)) fn(ctx, e->name, mode == 2);
             return;
         case E_FUN:
-            if (body_only) return;
-            walk_clauses(e->clauses, e->nclauses, fn, ctx, 0);
+            walk_clauses(e->clauses, e->nclauses, fn, ctx, mode ? 2 : 0);
             return;
         case E_LC:
-            if (body_only) {
-                for (int i = 0; i < e->n; i++) {
+            if (mode == 1) {
+                int i;
+                for (i = 0; i < e->n; i++) {
                     Expr *q = e->elems[i];
-                    if (q->kind == E_GENERATOR) { cg_collect_vars(q->b, fn, ctx, 1); return; }
+                    if (q->kind == E_GENERATOR) { cg_collect_vars(q->b, fn, ctx, 1); break; }
                     cg_collect_vars(q, fn, ctx, 1);
                 }
-                cg_collect_vars(e->a, fn, ctx, 1);
+                if (i < e->n) {
+                    for (int j = i + 1; j < e->n; j++) cg_collect_vars(e->elems[j], fn, ctx, 2);
+                    cg_collect_vars(e->a, fn, ctx, 2);
+                } else {
+                    cg_collect_vars(e->a, fn, ctx, 1);
+                }
                 e = e->b;
                 continue;
             }
-            for (int i = 0; i < e->n; i++) cg_collect_vars(e->elems[i], fn, ctx, 0);
-            cg_collect_vars(e->b, fn, ctx, 0);
+            for (int i = 0; i < e->n; i++) cg_collect_vars(e->elems[i], fn, ctx, mode);
+            cg_collect_vars(e->b, fn, ctx, mode);
             e = e->a;
             continue;
         case E_CONS:
-            cg_collect_vars(e->a, fn, ctx, body_only);
+            cg_collect_vars(e->a, fn, ctx, mode);
             e = e->b;
             continue;
         default:
             break;
         }
-        if (e->mod) cg_collect_vars(e->mod, fn, ctx, body_only);
-        if (e->fun) cg_collect_vars(e->fun, fn, ctx, body_only);
-        for (int i = 0; i < e->n; i++) cg_collect_vars(e->elems[i], fn, ctx, body_only);
+        if (e->mod) cg_collect_vars(e->mod, fn, ctx, mode);
+        if (e->fun) cg_collect_vars(e->fun, fn, ctx, mode);
+        for (int i = 0; i < e->n; i++) cg_collect_vars(e->elems[i], fn, ctx, mode);
         if (e->body != e->elems)
-            for (int i = 0; i < e->nbody; i++) cg_collect_vars(e->body[i], fn, ctx, body_only);
-        walk_clauses(e->clauses, e->nclauses, fn, ctx, body_only);
-        walk_clauses(e->catches, e->ncatches, fn, ctx, body_only);
-        for (int i = 0; i < e->nafter; i++) cg_collect_vars(e->after[i], fn, ctx, body_only);
-        if (e->timeout) cg_collect_vars(e->timeout, fn, ctx, body_only);
+            for (int i = 0; i < e->nbody; i++) cg_collect_vars(e->body[i], fn, ctx, mode);
+        walk_clauses(e->clauses, e->nclauses, fn, ctx, mode);
+        walk_clauses(e->catches, e->ncatches, fn, ctx, mode);
+        for (int i = 0; i < e->nafter; i++) cg_collect_vars(e->after[i], fn, ctx, mode);
+        if (e->timeout) cg_collect_vars(e->timeout, fn, ctx, mode);
         for (int i = 0; i < e->nfields; i++) {
-            if (e->fields[i].key) cg_collect_vars(e->fields[i].key, fn, ctx, body_only);
-            if (e->fields[i].value) cg_collect_vars(e->fields[i].value, fn, ctx, body_only);
-            if (e->fields[i].size) cg_collect_vars(e->fields[i].size, fn, ctx, body_only);
+            if (e->fields[i].key) cg_collect_vars(e->fields[i].key, fn, ctx, mode);
+            if (e->fields[i].value) cg_collect_vars(e->fields[i].value, fn, ctx, mode);
+            if (e->fields[i].size) cg_collect_vars(e->fields[i].size, fn, ctx, mode);
         }
-        if (e->a) cg_collect_vars(e->a, fn, ctx, body_only);
+        if (e->a) cg_collect_vars(e->a, fn, ctx, mode);
         e = e->b;
     }
 }
 
-static void walk_clauses(Clause **cs, int n, void (*fn)(void *, const char *), void *ctx, int body_only) {
+static void walk_clauses(Clause **cs, int n, void (*fn)(void *, const char *, int), void *ctx, int mode) {
     for (int i = 0; i < n; i++) {
         Clause *c = cs[i];
         for (int j = 0; j < c->npat; j++)
-            if (c->patterns[j]) cg_collect_vars(c->patterns[j], fn, ctx, body_only);
+            if (c->patterns[j]) cg_collect_vars(c->patterns[j], fn, ctx, mode);
         if (c->guard)
             for (int a = 0; a < c->guard->nalts; a++)
                 for (int t = 0; t < c->guard->alts[a].ntests; t++)
-                    cg_collect_vars(c->guard->alts[a].tests[t], fn, ctx, body_only);
-        for (int j = 0; j < c->nbody; j++) cg_collect_vars(c->body[j], fn, ctx, body_only);
+                    cg_collect_vars(c->guard->alts[a].tests[t], fn, ctx, mode);
+        for (int j = 0; j < c->nbody; j++) cg_collect_vars(c->body[j], fn, ctx, mode);
     }
 }
 
-static void mark_inbody(void *ctx, const char *name) {
+static void mark_inbody(void *ctx, const char *name, int weak) {
     Fn *f = ctx;
+    if (weak && cg_var_find(f, name) < 0) return;
     if (f->gf->self && name == f->gf->self) {
         int v = cg_var_find(f, name);
         if (v < 0 || !f->bound[v]) return;
     }
-    f->inbody[cg_var(f, name)] = 1;
+    int v = cg_var(f, name);
+    f->inbody[v] = 1;
 }
 
 /* ---- functions ----------------------------------------------------------- */

@@ -151,7 +151,7 @@ void cg_call(Fn *f, Expr *e, int tail, UWord dest);
 void cg_call_info(Fn *f, CallInfo *ci, int tail, UWord dest, int line);
 void cg_make_self(Fn *f, UWord dest);
 Expr *cg_mkvar(const char *name, int line);
-void cg_collect_vars(Expr *e, void (*fn)(void *, const char *), void *ctx, int body_only);
+void cg_collect_vars(Expr *e, void (*fn)(void *, const char *, int), void *ctx, int mode);
 int cg_wild(Expr *p);
 
 /* codegen_match.c */

@@ -289,7 +289,8 @@ static const char *fun_name(Fn *f, const char *kind) {
 
 typedef struct Names { const char **v; int n, cap; Fn *f; const char *skip; const char **excl; int nexcl; } Names;
 
-static void add_free(void *ctx, const char *name) {
+static void add_free(void *ctx, const char *name, int weak) {
+    (void)weak;
     Names *ns = ctx;
     if (name == ns->skip || !cg_is_bound(ns->f, name)) return;
     for (int i = 0; i < ns->nexcl; i++) if (ns->excl[i] == name) return;
@@ -298,7 +299,8 @@ static void add_free(void *ctx, const char *name) {
     ns->v[ns->n++] = name;
 }
 
-static void add_any(void *ctx, const char *name) {
+static void add_any(void *ctx, const char *name, int weak) {
+    (void)weak;
     Names *ns = ctx;
     for (int i = 0; i < ns->n; i++) if (ns->v[i] == name) return;
     GROW(ns->v, ns->n, ns->cap);
