@@ -986,6 +986,8 @@ void cg_collect_vars(Expr *e, void (*fn)(void *, const char *, int), void *ctx, 
                 if (i < e->n) {
                     for (int j = i + 1; j < e->n; j++) cg_collect_vars(e->elems[j], fn, ctx, 2);
                     cg_collect_vars(e->a, fn, ctx, 2);
+                    cg_collect_vars(e->b, fn, ctx, 2);
+                    return;
                 } else {
                     cg_collect_vars(e->a, fn, ctx, 1);
                 }
@@ -1034,6 +1036,81 @@ static void walk_clauses(Clause **cs, int n, void (*fn)(void *, const char *, in
         for (int j = 0; j < c->nbody; j++) cg_collect_vars(c->body[j], fn, ctx, mode);
     }
 }
+
+/* ---- catch markers ------------------------------------------------------ */
+
+/* The emulator unwinds to the first catch marker above the stack top, so in a
+ * frame an inner try/catch must use a lower y slot than the one around it:
+ * the marker of nesting depth d is y(cmax-1-d), cmax the deepest nesting. */
+static int max2(int a, int b) { return a > b ? a : b; }
+
+static int catch_depth(Expr *e);
+
+static int catch_depth_body(Expr **es, int n) {
+    int d = 0;
+    for (int i = 0; i < n; i++) d = max2(d, catch_depth(es[i]));
+    return d;
+}
+
+static int catch_depth_clauses(Clause **cs, int n) {
+    int d = 0;
+    for (int i = 0; i < n; i++) d = max2(d, catch_depth_body(cs[i]->body, cs[i]->nbody));
+    return d;
+}
+
+static int catch_depth(Expr *e) {
+    int d = 0;
+    while (e) {
+        switch (e->kind) {
+        case E_FUN: case E_FUNREF: return d;
+        case E_CATCH: return max2(d, 1 + catch_depth(e->a));
+        case E_TRY: {
+            int in = max2(catch_depth_body(e->body, e->nbody),
+                          max2(catch_depth_clauses(e->clauses, e->nclauses),
+                               max2(catch_depth_clauses(e->catches, e->ncatches),
+                                    catch_depth_body(e->after, e->nafter))));
+            return max2(d, in + (e->ncatches ? 1 : 0) + (e->nafter ? 1 : 0));
+        }
+        case E_LC:
+            for (int i = 0; i < e->n; i++) {
+                Expr *q = e->elems[i];
+                if (q->kind == E_GENERATOR) return max2(d, catch_depth(q->b));
+                d = max2(d, catch_depth(q));
+            }
+            d = max2(d, catch_depth(e->a));
+            e = e->b;
+            continue;
+        case E_CONS:
+            d = max2(d, catch_depth(e->a));
+            e = e->b;
+            continue;
+        default:
+            break;
+        }
+        if (e->mod) d = max2(d, catch_depth(e->mod));
+        if (e->fun) d = max2(d, catch_depth(e->fun));
+        d = max2(d, catch_depth_body(e->elems, e->n));
+        if (e->body != e->elems) d = max2(d, catch_depth_body(e->body, e->nbody));
+        d = max2(d, catch_depth_clauses(e->clauses, e->nclauses));
+        d = max2(d, catch_depth_clauses(e->catches, e->ncatches));
+        d = max2(d, catch_depth_body(e->after, e->nafter));
+        if (e->timeout) d = max2(d, catch_depth(e->timeout));
+        if (e->a) d = max2(d, catch_depth(e->a));
+        e = e->b;
+    }
+    return d;
+}
+
+int cg_marker(Fn *f) {
+    int d = f->cdepth++;
+    if (d >= f->cmax) {
+        if (!f->g->errors) fprintf(stderr, "mini: internal: catch nesting miscounted\n");
+        return cg_alloc_y(f, R_TEMP);
+    }
+    return f->cmax - 1 - d;
+}
+
+void cg_marker_end(Fn *f) { f->cdepth--; }
 
 static void mark_inbody(void *ctx, const char *name, int weak) {
     Fn *f = ctx;
@@ -1091,6 +1168,9 @@ static void clause_body(Fn *f, Clause *c, int fail) {
     f->bif_fail = 0;
     for (int i = 0; i < c->nbody; i++) cg_collect_vars(c->body[i], mark_inbody, f, 1);
     if (f->frame) {
+        f->cmax = catch_depth_body(c->body, c->nbody);
+        for (int i = 0; i < f->cmax; i++) { ygrow(f, i); f->ys[i] = R_VAR; }
+        f->ymax = f->cmax;
         int live = cg_xlive(f);
         cg_emit(f, OP_allocate); cg_fs(f); cg_emit(f, (UWord)live);
         for (int v = 0; v < f->nv; v++) {

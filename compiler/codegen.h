@@ -88,6 +88,7 @@ typedef struct Fn {
     unsigned char xs[MAX_REG]; short xvar[MAX_REG]; int xhi;
     unsigned char *ys; int capys; int ymax;
     int frame, head, retry;
+    int cmax, cdepth;                 /* catch markers: y(cmax-1-depth) */
     int bif_fail;                     /* fail label for BIFs: guard context */
     size_t *patch; int npatch, cappatch;
     Stub *stubs; int nstubs, capstubs;
@@ -147,6 +148,8 @@ void cg_expr(Fn *f, Expr *e, int tail, UWord dest);
 void cg_body(Fn *f, Expr **es, int n, int tail, UWord dest);
 void cg_effect(Fn *f, Expr *e);
 void cg_return(Fn *f);
+int cg_marker(Fn *f);
+void cg_marker_end(Fn *f);
 void cg_call(Fn *f, Expr *e, int tail, UWord dest);
 void cg_call_info(Fn *f, CallInfo *ci, int tail, UWord dest, int line);
 void cg_make_self(Fn *f, UWord dest);

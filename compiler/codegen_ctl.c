@@ -10,7 +10,7 @@
  * and then its free variables; a named fun rebuilds itself with make_fun when
  * its name is used as a value, and calls itself directly otherwise. A list
  * comprehension becomes one helper function per generator,
- * '-F/A-lc$^N/1-0-'(List, Tail, Free...), that builds [Expr | Rest] body-
+ * '-F/A-lc$^N/1-0-'(List, Free...), that builds [Expr | Rest] body-
  * recursively; filters compile in the helper (or the function) they run in.
  */
 #include <stdio.h>
@@ -163,7 +163,7 @@ static void try_inner(Fn *f, Expr *e, int tail, UWord dest) {
         if (!tail) cg_label(f, lend);
         return;
     }
-    int yt = cg_alloc_y(f, R_TEMP);
+    int yt = cg_marker(f);
     int lh = cg_new_label(f), lend = tail ? 0 : cg_new_label(f);
     Snap *pre = cg_snap(f);
     Merge m = {0};
@@ -213,7 +213,7 @@ static void try_inner(Fn *f, Expr *e, int tail, UWord dest) {
         cg_op(f, OP_raise, 3, REG_X(0), REG_X(1), REG_X(2));
     }
     cg_merge_end(f, &m, pre);
-    cg_free(f, REG_Y(yt));
+    cg_marker_end(f);
     if (!tail) cg_label(f, lend);
 }
 
@@ -221,7 +221,7 @@ void cg_try(Fn *f, Expr *e, int tail, UWord dest) {
     if (!f->frame) { f->retry = 1; return; }
     if (e->nafter == 0) { try_inner(f, e, tail, dest); return; }
     if (tail) dest = REG_X(0);
-    int yo = cg_alloc_y(f, R_TEMP);
+    int yo = cg_marker(f);
     int lho = cg_new_label(f), lend = tail ? 0 : cg_new_label(f);
     Snap *pre = cg_snap(f);
     Merge m = {0};
@@ -244,13 +244,13 @@ void cg_try(Fn *f, Expr *e, int tail, UWord dest) {
     cg_line(f, e->line);
     cg_op(f, OP_raise, 3, yc, yr, ys);
     cg_merge_end(f, &m, pre);
-    cg_free(f, REG_Y(yo));
+    cg_marker_end(f);
     if (!tail) cg_label(f, lend);
 }
 
 void cg_catch(Fn *f, Expr *e, UWord dest) {
     if (!f->frame) { f->retry = 1; return; }
-    int yc = cg_alloc_y(f, R_TEMP);
+    int yc = cg_marker(f);
     int lc = cg_new_label(f);
     Snap *pre = cg_snap(f);
     cg_op(f, OP_catch, 2, REG_Y(yc), (UWord)lc);
@@ -262,7 +262,7 @@ void cg_catch(Fn *f, Expr *e, UWord dest) {
     cg_merge_add(f, &m);
     for (int v = 0; v < m.nv; v++) m.def[v] = v < pre->nv ? (char)(m.def[v] & pre->def[v]) : 0;
     cg_merge_end(f, &m, pre);
-    cg_free(f, REG_Y(yc));
+    cg_marker_end(f);
     cg_move(f, REG_X(0), dest);
 }
 
@@ -389,11 +389,11 @@ static Expr *mk_call(const char *name, Expr **args, int n, int line) {
     return c;
 }
 
-static Clause *mk_clause(Expr *p0, Expr *p1, Expr *body, int line) {
+static Clause *mk_clause(Expr *p0, Expr *body, int line) {
     Clause *c = ast_alloc(sizeof *c);
     c->line = line; c->col = 1;
-    c->patterns = ast_alloc(sizeof(Expr *) * 2);
-    c->patterns[0] = p0; c->patterns[1] = p1; c->npat = 2;
+    c->patterns = ast_alloc(sizeof(Expr *));
+    c->patterns[0] = p0; c->npat = 1;
     c->body = ast_alloc(sizeof(Expr *));
     c->body[0] = body; c->nbody = 1;
     return c;
@@ -405,6 +405,13 @@ static int pat_irrefutable(Expr *p) {
     return 0;
 }
 
+/* [A || P <- L, Rest] with tail Tl (what follows this generator's elements,
+ * an expression of the enclosing helper, evaluated only when L is exhausted so
+ * that side effects happen in order):
+ *   h([P | T], Free...) -> [A || Rest] with tail h(T, Free...);
+ *   h([_ | T], Free...) -> h(T, Free...);
+ *   h([], Free...) -> Tl;
+ *   h(X, Free...) -> erlang:error({bad_generator, X}).           */
 static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
     Gen *g = f->g;
     int line = e->line;
@@ -416,20 +423,27 @@ static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
     ns.f = f; ns.excl = pv.v; ns.nexcl = pv.n;
     for (int i = 1; i < e->n; i++) cg_collect_vars(e->elems[i], add_free, &ns, 0);
     cg_collect_vars(e->a, add_free, &ns, 0);
+    ns.nexcl = 0;
+    if (e->b) cg_collect_vars(e->b, add_free, &ns, 0);
 
     GenFun *h = cg_new_genfun(g);
+    int k = g->lc_counter;
     h->name = fun_name(f, "lc");
-    h->nparams = 2; h->nfree = ns.n; h->free = ns.v; h->arity = 2 + ns.n;
+    h->nparams = 1; h->nfree = ns.n; h->free = ns.v; h->arity = 1 + ns.n;
     h->line = line;
     h->top = f->gf->top; h->top_arity = f->gf->top_arity;
     h->kind = GF_CLAUSES;
     if (h->arity > XMAX) { cg_error(f, e->line, e->col, "list comprehension has too many variables"); return; }
 
-    const char *T = ast_intern("%T", 2), *Acc = ast_intern("%Acc", 4), *X = ast_intern("%X", 2);
-    Expr **rargs = ast_alloc(sizeof(Expr *) * (size_t)(2 + ns.n));
-    rargs[0] = cg_mkvar(T, line); rargs[1] = cg_mkvar(Acc, line);
-    for (int i = 0; i < ns.n; i++) rargs[2 + i] = cg_mkvar(ns.v[i], line);
-    Expr *recur = mk_call(h->name, rargs, 2 + ns.n, line);
+    char buf[32];
+    snprintf(buf, sizeof buf, "%%T%d", k);
+    const char *T = ast_intern(buf, strlen(buf));
+    snprintf(buf, sizeof buf, "%%X%d", k);
+    const char *X = ast_intern(buf, strlen(buf));
+    Expr **rargs = ast_alloc(sizeof(Expr *) * (size_t)(1 + ns.n));
+    rargs[0] = cg_mkvar(T, line);
+    for (int i = 0; i < ns.n; i++) rargs[1 + i] = cg_mkvar(ns.v[i], line);
+    Expr *recur = mk_call(h->name, rargs, 1 + ns.n, line);
 
     Expr *rest = mk(E_LC, line);
     rest->a = e->a; rest->elems = e->elems + 1; rest->n = e->n - 1; rest->b = recur;
@@ -437,12 +451,12 @@ static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
     Clause **cs = ast_alloc(sizeof(Clause *) * 4);
     int nc = 0;
     Expr *c1 = mk(E_CONS, line); c1->a = pat; c1->b = cg_mkvar(T, line);
-    cs[nc++] = mk_clause(c1, cg_mkvar(Acc, line), rest, line);
+    cs[nc++] = mk_clause(c1, rest, line);
     if (!pat_irrefutable(pat)) {
         Expr *c2 = mk(E_CONS, line); c2->a = cg_mkvar(ast_intern("_", 1), line); c2->b = cg_mkvar(T, line);
-        cs[nc++] = mk_clause(c2, cg_mkvar(Acc, line), recur, line);
+        cs[nc++] = mk_clause(c2, recur, line);
     }
-    cs[nc++] = mk_clause(mk(E_NIL, line), cg_mkvar(Acc, line), cg_mkvar(Acc, line), line);
+    cs[nc++] = mk_clause(mk(E_NIL, line), e->b ? e->b : mk(E_NIL, line), line);
     Expr *err = mk(E_CALL, line);
     err->mod = mk(E_ATOM, line); err->mod->name = ast_intern("erlang", 6);
     err->fun = mk(E_ATOM, line); err->fun->name = ast_intern("error", 5);
@@ -451,14 +465,13 @@ static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
     tup->elems[0] = mk(E_ATOM, line); tup->elems[0]->name = ast_intern("bad_generator", 13);
     tup->elems[1] = cg_mkvar(X, line);
     err->elems = ast_alloc(sizeof(Expr *)); err->elems[0] = tup; err->n = 1;
-    cs[nc++] = mk_clause(cg_mkvar(X, line), cg_mkvar(Acc, line), err, line);
+    cs[nc++] = mk_clause(cg_mkvar(X, line), err, line);
     h->clauses = cs; h->nclauses = nc;
 
-    Expr **args = ast_alloc(sizeof(Expr *) * (size_t)(2 + ns.n));
+    Expr **args = ast_alloc(sizeof(Expr *) * (size_t)(1 + ns.n));
     args[0] = q0->b;
-    args[1] = e->b ? e->b : mk(E_NIL, line);
-    for (int i = 0; i < ns.n; i++) args[2 + i] = cg_mkvar(ns.v[i], line);
-    cg_call(f, mk_call(h->name, args, 2 + ns.n, line), tail, dest);
+    for (int i = 0; i < ns.n; i++) args[1 + i] = cg_mkvar(ns.v[i], line);
+    cg_call(f, mk_call(h->name, args, 1 + ns.n, line), tail, dest);
 }
 
 static void lc_inner(Fn *f, Expr *e, int tail, UWord dest) {
