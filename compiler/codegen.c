@@ -552,9 +552,20 @@ static void setup_args(Fn *f, Expr **args, int n) {
     }
     for (int i = 0; i < n; i++)
         ops[i] = simple_expr(f, args[i]) ? cg_operand(f, args[i], 0) : NOOP;
+    int last = -1;
     for (int i = 0; i < n; i++)
-        if (ops[i] == NOOP && cg_has_call(f, args[i])) ops[i] = cg_operand(f, args[i], 1);
+        if (ops[i] == NOOP && cg_has_call(f, args[i])) last = i;
+    /* values computed by calls go to y slots, except the last one, which
+     * goes straight to its x register (nothing that follows calls) */
+    for (int i = 0; i < n; i++)
+        if (ops[i] == NOOP && i != last && cg_has_call(f, args[i])) ops[i] = cg_operand(f, args[i], 1);
+    if (last >= 0) {
+        cg_expr(f, args[last], 0, REG_X(last));
+        cg_mark(f, REG_X(last));
+        ops[last] = REG_X(last);
+    }
     for (int i = 0; i < n; i++) {
+        if (i == last) continue;
         if (ops[i] != NOOP) cg_move(f, ops[i], REG_X(i));
         else cg_expr(f, args[i], 0, REG_X(i));
         cg_mark(f, REG_X(i));

@@ -82,17 +82,21 @@ void cg_if(Fn *f, Expr *e, int tail, UWord dest) {
     if (!tail) cg_label(f, lend);
 }
 
+/* A andalso B / A orelse B: B's value unchecked (and in tail position when
+ * the whole is); A must be a boolean, else error {badarg, A}. */
 void cg_shortcircuit(Fn *f, Expr *e, int tail, UWord dest) {
     int isand = e->kind == E_ANDALSO;
     if (tail) dest = REG_X(0);
-    cg_expr(f, e->a, 0, dest);
+    UWord v = cg_operand(f, e->a, 0);
     int lrhs = cg_new_label(f), lend = tail ? 0 : cg_new_label(f);
     Term first = isand ? AM_true : AM_false, other = isand ? AM_false : AM_true;
-    cg_op(f, OP_is_ne_exact, 3, (UWord)lrhs, dest, first);
-    int bad = f->bif_fail ? f->bif_fail : cg_stub(f, ST_ERROR_TUPLE, dest, cg_atom("badarg"), e->line);
-    cg_op(f, OP_is_eq_exact, 3, (UWord)bad, dest, other);
+    cg_op(f, OP_is_ne_exact, 3, (UWord)lrhs, v, first);
+    int bad = f->bif_fail ? f->bif_fail : cg_stub(f, ST_ERROR_TUPLE, v, cg_atom("badarg"), e->line);
+    cg_op(f, OP_is_eq_exact, 3, (UWord)bad, v, other);
+    cg_free(f, v);
     Snap *pre = cg_snap(f);
     Merge m = {0};
+    cg_move(f, other, dest);
     if (tail) cg_return(f);
     else { cg_merge_add(f, &m); cg_op(f, OP_jump, 1, (UWord)lend); }
     cg_label(f, lrhs);
