@@ -96,7 +96,10 @@ int cg_xlive(Fn *f) {
     for (int r = 0; r <= f->xhi; r++)
         if (xneeded(f, r)) top = r;
     for (int r = 0; r < top; r++)
-        if (!xneeded(f, r)) cg_move(f, NIL, REG_X(r));
+        if (!xneeded(f, r)) {
+            cg_move(f, NIL, REG_X(r));
+            if (f->xs[r] == R_VAR) f->def[f->xvar[r]] = 1;   /* holds [] now */
+        }
     return top + 1;
 }
 
@@ -1013,9 +1016,14 @@ void cg_collect_vars(Expr *e, void (*fn)(void *, const char *, int), void *ctx, 
             cg_collect_vars(e->a, fn, ctx, mode);
             e = e->b;
             continue;
+        case E_MATCH:                   /* in binding order */
+            cg_collect_vars(e->b, fn, ctx, mode);
+            e = e->a;
+            continue;
         default:
             break;
         }
+        if (e->a) cg_collect_vars(e->a, fn, ctx, mode);
         if (e->mod) cg_collect_vars(e->mod, fn, ctx, mode);
         if (e->fun) cg_collect_vars(e->fun, fn, ctx, mode);
         for (int i = 0; i < e->n; i++) cg_collect_vars(e->elems[i], fn, ctx, mode);
@@ -1030,7 +1038,6 @@ void cg_collect_vars(Expr *e, void (*fn)(void *, const char *, int), void *ctx, 
             if (e->fields[i].value) cg_collect_vars(e->fields[i].value, fn, ctx, mode);
             if (e->fields[i].size) cg_collect_vars(e->fields[i].size, fn, ctx, mode);
         }
-        if (e->a) cg_collect_vars(e->a, fn, ctx, mode);
         e = e->b;
     }
 }
