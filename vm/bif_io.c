@@ -20,6 +20,15 @@ void io_write_out(const char *s, size_t n) {
     pthread_mutex_unlock(&out_lock);
 }
 
+/* Error reports: the same lock, so a report never splits a line of output. */
+void io_write_err(const char *s, size_t n) {
+    pthread_mutex_lock(&out_lock);
+    fflush(stdout);
+    if (n) fwrite(s, 1, n, stderr);
+    fflush(stderr);
+    pthread_mutex_unlock(&out_lock);
+}
+
 void io_flush(void) {
     pthread_mutex_lock(&out_lock);
     fflush(stdout);

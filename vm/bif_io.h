@@ -9,6 +9,7 @@
 /* Writes s[0..n) to stdout (fwrite + fflush) under the output lock. */
 void io_write_out(const char *s, size_t n);
 /* Flushes stdout and stderr under the output lock. */
+void io_write_err(const char *s, size_t n);
 void io_flush(void);
 /* Flushes and ends the program with this status (halt/0,1). */
 void io_halt(int status) __attribute__((noreturn));

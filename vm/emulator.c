@@ -25,6 +25,8 @@
 #include "arith.h"
 #include "compare.h"
 #include "literal.h"
+#include "proc.h"
+#include "timer.h"
 
 #define MAX_TRACE_DEPTH 8          /* frames in a stack trace, as Erlang's default */
 
@@ -172,7 +174,7 @@ RunResult emulator_run(Process *p) {
     Term *x = p->x;
     const Instr *pc = p->pc;
     const Instr *cp = p->cp;
-    SWord reds = REDUCTIONS_PER_SLICE;
+    SWord reds = p->reds > 0 ? p->reds : REDUCTIONS_PER_SLICE;
     Export *ep;                      /* target of do_call_export */
     int arity;                       /* arity of the call being made */
     Term top_frame = THE_NON_VALUE;  /* extra first trace entry for raise */
@@ -283,6 +285,7 @@ L_return:
 
 L_normal_exit:
     p->pc = pc;
+    p->reds = reds;
     return RUN_DONE;
 
 L_bif: {
@@ -291,7 +294,9 @@ L_bif: {
     Term args[8];
     for (UWord i = 0; i < n; i++) args[i] = SRC(pc[6 + i]);
     p->live = (int)pc[3];
+    p->reds = reds;
     Term r = b->fn(p, args);
+    reds = p->reds;
     if (r == THE_NON_VALUE) {
         if (pc[1]) FAIL_TO(pc[1]);
         if (p->exc_class == EXC_ERROR && b->fn != bif_error_1 && b->fn != bif_error_2)
@@ -507,19 +512,105 @@ L_raise: {
     goto unwind;
 }
 
-L_send: L_loop_rec: L_loop_rec_end: L_remove_message: L_wait: L_wait_timeout:
-L_timeout: L_recv_mark: L_recv_set:
-    /* messages arrive with the processes issue; until then a receive waits forever */
+L_send: {
+    Term to = x[0];
+    if (!is_pid(to)) {
+        if (is_atom(to) && (to = proc_whereis(to)) != THE_NON_VALUE) {
+        } else {
+            top_frame = tuple4(p, ATOM_TERM(erlang), atom_intern_cstr("!"),
+                               cons(p, x[0], cons(p, x[1], NIL)), NIL);
+            ERROR(AM_badarg);
+        }
+    }
+    reds -= (SWord)proc_send(p, to, x[1]);
+    x[0] = x[1];
+    DISPATCH(1);
+}
+
+L_loop_rec: {
+    Message *m = mailbox_current(&p->mbox);
+    if (!m) {
+        proc_drain(p);
+        if (p->exiting) goto exit_by_signal;
+        m = mailbox_current(&p->mbox);
+        if (!m) FAIL_TO(pc[1]);
+    }
+    DST(pc[2]) = m->term;
+    DISPATCH(3);
+}
+
+L_loop_rec_end:
+    mailbox_advance(&p->mbox);
+    reds--;
+    FAIL_TO(pc[1]);
+
+L_remove_message:
+    proc_remove_message(p);
+    if (p->wait_ref) { timer_cancel(p->wait_ref); p->wait_ref = 0; }
+    p->timed_out = 0;
+    DISPATCH(1);
+
+L_wait:
+    pc = (const Instr *)pc[1];
+    if (!mailbox_try_wait(&p->mbox)) NEXT();     /* something came meanwhile */
+    goto suspend;
+
+L_wait_timeout: {
+    if (p->timed_out) DISPATCH(3);               /* on to `timeout` */
+    Term t = SRC(pc[2]);
+    if (t == ATOM_TERM(infinity)) {
+        pc = (const Instr *)pc[1];
+        if (!mailbox_try_wait(&p->mbox)) NEXT();
+        goto suspend;
+    }
+    if (!is_integer(t) || (is_small(t) && small_val(t) < 0) || (!is_small(t) && big_is_neg(t)))
+        ERROR(ATOM_TERM(timeout_value));
+    if (t == make_small(0)) DISPATCH(3);
+    if (!p->wait_ref) {
+        uint64_t ms = is_small(t) ? (uint64_t)small_val(t) : UINT64_MAX / 4000;
+        p->wait_ref = proc_new_ref();
+        timer_add_timeout(ms, p->pid, p->wait_ref);
+    }
+    pc = (const Instr *)pc[1];
+    if (!mailbox_try_wait(&p->mbox)) NEXT();
+    goto suspend;
+}
+
+L_timeout:
+    mailbox_rewind(&p->mbox);
+    p->wait_ref = 0;
+    p->timed_out = 0;
+    DISPATCH(1);
+
+L_recv_mark:
+    proc_drain(p);
+    p->mbox.mark = p->mbox.last;
+    DISPATCH(1);
+
+L_recv_set:
+    if (p->mbox.mark) p->mbox.save = p->mbox.mark;
+    DISPATCH(1);
+
+suspend:
     p->pc = pc;
     p->cp = cp;
+    p->reds = reds;
     return RUN_WAIT;
+
+exit_by_signal:
+    p->pc = pc;
+    p->cp = cp;
+    p->reds = reds;
+    return RUN_EXIT;
 
 /* ---- calls through export entries, funs and apply ---- */
 do_call_export:
     if (ep->code) ENTER(ep->code, arity);
     if (ep->bif) {
         p->live = arity;
+        p->reds = reds;
         Term r = ep->bif->fn(p, x);
+        reds = p->reds;
         if (r == THE_NON_VALUE) {
             if (p->exc_class == EXC_ERROR && ep->bif->fn != bif_error_1 && ep->bif->fn != bif_error_2)
                 top_frame = tuple4(p, ep->module, ep->name, args_list(p, x, arity), NIL);
@@ -583,7 +674,6 @@ yield:
     p->cp = cp;
     p->arity = arity;
     p->reds = 0;
-    p->total_reds += REDUCTIONS_PER_SLICE - (UWord)(reds > 0 ? reds : 0);
     return RUN_YIELD;
 
 /* ---- exceptions ---- */
@@ -607,7 +697,7 @@ unwind: {
     }
     p->pc = pc;
     p->cp = cp;
-    p->total_reds += REDUCTIONS_PER_SLICE - (UWord)(reds > 0 ? reds : 0);
+    p->reds = reds;
     return RUN_EXCEPTION;
 }
 }

@@ -18,9 +18,12 @@ typedef enum {
     RUN_DONE,        /* the first function returned: normal exit      */
     RUN_EXCEPTION,   /* uncaught exception in p->exc_class/reason/trace */
     RUN_YIELD,       /* reductions used up; runnable again            */
-    RUN_WAIT         /* waiting in receive                            */
+    RUN_WAIT,        /* waiting in receive (its mailbox is marked)    */
+    RUN_EXIT         /* killed by a signal: reason in p->exit_reason  */
 } RunResult;
 
+/* Runs p with p->reds reductions (a full slice if 0); leaves what is left
+ * of them in p->reds. */
 RunResult emulator_run(Process *p);
 
 /* The handler address of every opcode, for the loader. */

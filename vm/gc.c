@@ -298,6 +298,7 @@ static void for_each_root(Gc *g, Process *p, int live, Term *stack, Term *stack_
     update(g, &p->initial_call);
     update(g, &p->group_leader);
     update(g, &p->pid);
+    update(g, &p->exit_reason);
 }
 
 /* Copies the live data the Gc describes into the new block `to` of `size`

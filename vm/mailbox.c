@@ -14,39 +14,42 @@ void mailbox_init(Mailbox *mb) {
 int mailbox_push(Mailbox *mb, Message *m) {
     Message *old = atomic_load_explicit(&mb->inbox, memory_order_relaxed);
     do {
+        if (old == MAILBOX_CLOSED) return -1;
         m->next = old == MAILBOX_WAITING ? NULL : old;
     } while (!atomic_compare_exchange_weak_explicit(&mb->inbox, &old, m, memory_order_release,
                                                     memory_order_relaxed));
     return old == MAILBOX_WAITING;
 }
 
-size_t mailbox_drain(Mailbox *mb) {
+Message *mailbox_take_inbox(Mailbox *mb) {
     Message *head = atomic_load_explicit(&mb->inbox, memory_order_relaxed);
-    if (head == NULL || head == MAILBOX_WAITING) return 0;
+    if (head == NULL || head == MAILBOX_WAITING || head == MAILBOX_CLOSED) return NULL;
     head = atomic_exchange_explicit(&mb->inbox, NULL, memory_order_acquire);
-    if (head == MAILBOX_WAITING) {           /* cannot happen while the owner runs */
-        atomic_store_explicit(&mb->inbox, MAILBOX_WAITING, memory_order_relaxed);
-        return 0;
-    }
     /* reverse the LIFO so the oldest comes first */
-    Message *fifo = NULL, *tail = head;
-    size_t n = 0;
+    Message *fifo = NULL;
     while (head) {
         Message *next = head->next;
         head->next = fifo;
         fifo = head;
         head = next;
-        n++;
     }
-    *mb->last = fifo;
-    mb->last = &tail->next;
-    mb->len += n;
-    return n;
+    return fifo;
 }
 
-Message *mailbox_current(Mailbox *mb) {
-    if (*mb->save == NULL) mailbox_drain(mb);
-    return *mb->save;
+void mailbox_append(Mailbox *mb, Message *m) {
+    m->next = NULL;
+    *mb->last = m;
+    mb->last = &m->next;
+    mb->len++;
+}
+
+size_t mailbox_drain(Mailbox *mb) {
+    size_t n = 0;
+    for (Message *m = mailbox_take_inbox(mb), *next; m; m = next, n++) {
+        next = m->next;
+        mailbox_append(mb, m);
+    }
+    return n;
 }
 
 void mailbox_advance(Mailbox *mb) {
@@ -80,9 +83,17 @@ void mailbox_stop_waiting(Mailbox *mb) {
                                             memory_order_acquire);
 }
 
-Message *mailbox_take_all(Mailbox *mb) {
-    mailbox_stop_waiting(mb);
-    mailbox_drain(mb);
+Message *mailbox_close(Mailbox *mb) {
+    Message *head = atomic_exchange_explicit(&mb->inbox, MAILBOX_CLOSED, memory_order_acq_rel);
+    if (head == MAILBOX_WAITING || head == MAILBOX_CLOSED) head = NULL;
+    Message *fifo = NULL;
+    while (head) {
+        Message *next = head->next;
+        head->next = fifo;
+        fifo = head;
+        head = next;
+    }
+    *mb->last = fifo;
     Message *all = mb->first;
     mb->first = NULL;
     mb->last = &mb->first;

@@ -24,10 +24,28 @@
 
 struct HeapFrag;
 
+/* What travels through an inbox: a message, or a signal that the owner acts
+ * on when it drains its inbox (links, monitors, exits, timeouts), so that
+ * signals and messages from one sender keep their order, as Erlang's do. */
+typedef enum {
+    MSG_PLAIN = 0,     /* term: the message                                  */
+    SIG_EXIT,          /* from, term: exit reason; link: 1 if from a link    */
+    SIG_LINK,          /* from                                               */
+    SIG_UNLINK,        /* from                                               */
+    SIG_MONITOR,       /* from, ref                                          */
+    SIG_DEMONITOR,     /* from, ref                                          */
+    SIG_TIMEOUT        /* ref: the wait it ends                              */
+} MessageKind;
+
 typedef struct Message {
     struct Message *next;
     Term term;                   /* the message: an immediate or in frag */
-    struct HeapFrag *frag;       /* NULL when term is an immediate */
+    struct HeapFrag *frag;       /* the fragment holding term (and, as its
+                                    last words, this Message itself)      */
+    int kind;                    /* MessageKind */
+    int link;
+    Term from;                   /* sender's pid, for signals */
+    uint64_t ref;                /* monitor / timer number */
 } Message;
 
 #define MAILBOX_WAITING ((Message *)1)
@@ -42,13 +60,20 @@ typedef struct Mailbox {
 } Mailbox;
 
 void mailbox_init(Mailbox *mb);
-/* Any thread. Returns 1 if the owner was waiting: the caller must wake it. */
+/* Any thread. Returns 1 if the owner was waiting (the caller must wake it),
+ * 0 if not, -1 if the mailbox is closed (the owner is dead; the message
+ * stays the caller's). */
 int mailbox_push(Mailbox *mb, Message *m);
-/* Owner. Moves the inbox into the private queue; returns how many came. */
+/* Owner. Takes what the inbox holds, oldest first (NULL if nothing). */
+Message *mailbox_take_inbox(Mailbox *mb);
+/* Owner. Appends one message to the private queue. */
+void mailbox_append(Mailbox *mb, Message *m);
+/* Owner. Moves the inbox into the private queue; returns how many came
+ * (used where there are no signals to act on, e.g. unit tests). */
 size_t mailbox_drain(Mailbox *mb);
-/* Owner. The current message of a receive, draining the inbox if the
- * private queue is used up; NULL when there is none. */
-Message *mailbox_current(Mailbox *mb);
+/* Owner. The current message of a receive; NULL at the end of the private
+ * queue (the caller drains the inbox and looks again). */
+static inline Message *mailbox_current(Mailbox *mb) { return *mb->save; }
 void mailbox_advance(Mailbox *mb);          /* current -> next (no match)   */
 Message *mailbox_remove(Mailbox *mb);       /* unlink current; rewind       */
 void mailbox_rewind(Mailbox *mb);           /* receive starts over at first */
@@ -57,7 +82,10 @@ void mailbox_rewind(Mailbox *mb);           /* receive starts over at first */
 int mailbox_try_wait(Mailbox *mb);
 /* Owner, after waking: clears the waiting mark if still set. */
 void mailbox_stop_waiting(Mailbox *mb);
-/* Owner. Detaches every message (inbox and queue), for a dying process. */
-Message *mailbox_take_all(Mailbox *mb);
+/* Owner, when it dies: closes the inbox for good (later pushes fail) and
+ * returns everything it held, queue first, then the inbox, oldest first. */
+Message *mailbox_close(Mailbox *mb);
+
+#define MAILBOX_CLOSED ((Message *)2)
 
 #endif

@@ -19,6 +19,10 @@
 #include "loader.h"
 #include "bytecode.h"
 #include "frontend.h"
+#include "proc.h"
+#include "sched.h"
+#include "timer.h"
+#include "bif_io.h"
 
 #define MINI_VERSION "0.1"
 
@@ -65,25 +69,31 @@ static Term make_args(Process *p, int argc, char **argv) {
     return list;
 }
 
-/* Runs M:F(args) in a fresh process until it ends; returns the exit status. */
-static int run_function(Export *e, int arity, int argc, char **argv) {
-    Process *p = process_new_memory(MIN_HEAP_SIZE);
-    if (arity == 1) p->x[0] = make_args(p, argc, argv);
-    emulator_setup_call(p, e, arity);
-    for (;;) {
-        RunResult r = emulator_run(p);
-        if (r == RUN_YIELD) continue;
-        fflush(stdout);
-        if (r == RUN_DONE) return 0;
-        if (r == RUN_EXCEPTION) { report_uncaught(p); return 1; }
-        fprintf(stderr, "mini: the process waits in receive, but no other process can send to it\n");
-        return 1;
+/* Runs M:main(Args) (or M:main()) as the first process, and every process
+ * it starts, until it ends; returns the exit status. */
+static int run_main(Term module, int arity, int argc, char **argv) {
+    Term args = NIL;
+    Process *tmp = NULL;
+    if (arity == 1) {
+        tmp = process_new_memory(MIN_HEAP_SIZE);
+        args = make_args(tmp, argc, argv);
+        Term *hp = heap_alloc(tmp, 2);
+        hp[0] = args; hp[1] = NIL;
+        args = make_list(hp);
     }
+    uint64_t ref;
+    Process *p = proc_spawn(NULL, module, ATOM_TERM(main), args, 0, 0, &ref);
+    if (tmp) process_free_memory(tmp);
+    int status = sched_run(p);
+    io_flush();
+    return status == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
     GC_INIT();
     atom_init();
+    timer_init();
+    proc_init();
     module_init(argv[0]);
     int show_code = 0;
     int i = 1;
@@ -136,5 +146,6 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: no exported main/0 or main/1\n", file);
         return 1;
     }
-    return run_function(e, arity, argc - i, argv + i);
+    sched_init(1, 1);
+    return run_main(lm->name, arity, argc - i, argv + i);
 }

@@ -25,7 +25,10 @@
 #ifndef MINI_PROCESS_H
 #define MINI_PROCESS_H
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include "term.h"
+#include "mailbox.h"
 
 #define MAX_REG 256            /* x registers: Erlang's limit on arity is 255 */
 #define MIN_HEAP_SIZE 233      /* words, as Erlang's default: cheap spawns     */
@@ -82,7 +85,35 @@ typedef struct Process {
     /* added by the collector (gc.c) */
     size_t min_heap_size;      /* words: the young block never shrinks below  */
     UWord gc_last_copied;      /* words copied by the latest collection       */
+
+    /* messages, signals and scheduling (proc.c, sched.c). Only the owner
+     * touches these, except mbox.inbox (any sender) and refc (atomics). */
+    Mailbox mbox;
+    atomic_int refc;           /* the table's reference + one per sender busy
+                                  with it; the memory is freed at zero        */
+    atomic_int runnable;       /* 1 while in a run queue or running           */
+    struct Process *next_run;  /* run queue link                              */
+    struct Scheduler *sched;   /* the scheduler it last ran on                */
+    int prio;                  /* PRIO_* (process_flag(priority, P))          */
+    int trap_exit;
+    int exiting;               /* a signal killed it: die at the next chance  */
+    Term exit_reason;          /* when exiting (a root)                       */
+    Term reg_name;             /* registered name (atom) or NIL               */
+    Term *links; int nlinks, caplinks;           /* linked pids               */
+    struct Monitor *monitors; int nmonitors, capmonitors;
+    uint64_t wait_ref;         /* the timer of the receive now waiting        */
+    int timed_out;             /* that timer fired                            */
+    UWord context_switches;
 } Process;
+
+/* A monitor this process holds on another (out) or another holds on it (in). */
+typedef struct Monitor {
+    uint64_t ref;
+    Term pid;
+    int out;
+} Monitor;
+
+enum { PRIO_LOW = 0, PRIO_NORMAL = 1, PRIO_HIGH = 2, PRIO_MAX = 3 };
 
 /* Heap allocation that never collects: see "Heap fragments" above. */
 Term *heap_alloc(Process *p, size_t words);

@@ -38,6 +38,7 @@ static void test_threads(void) {
     long got = 0, sleeps = 0;
     while (got < (long)PRODUCERS * PER_PRODUCER) {
         Message *m = mailbox_current(&mb);
+        if (!m) { mailbox_drain(&mb); m = mailbox_current(&mb); }
         if (!m) {
             if (mailbox_try_wait(&mb)) { sem_wait(&wake); sleeps++; }
             continue;
@@ -68,6 +69,7 @@ static void test_selective(void) {
     for (int i = 0; i < 5; i++) { m[i].term = (Term)i; m[i].frag = NULL; mailbox_push(&mb, &m[i]); }
     /* take message 2 first */
     Message *c;
+    mailbox_drain(&mb);
     while ((c = mailbox_current(&mb)) && c->term != 2) mailbox_advance(&mb);
     CHECK(c && c->term == 2, "did not find 2\n");
     mailbox_remove(&mb);
@@ -75,14 +77,16 @@ static void test_selective(void) {
     /* take the last one (4): the tail link must follow */
     while ((c = mailbox_current(&mb)) && c->term != 4) mailbox_advance(&mb);
     mailbox_remove(&mb);
+    CHECK(mb.last == &m[3].next, "tail link not moved back\n");
     m[5].term = 5; m[5].frag = NULL;
     mailbox_push(&mb, &m[5]);
     /* mark at the end: only newer messages are seen from it */
     mailbox_drain(&mb);
     mb.mark = mb.last;
-    Message extra = { NULL, 99, NULL };
+    Message extra = { NULL, 99, NULL, 0, 0, 0, 0 };
     mailbox_push(&mb, &extra);
     mb.save = mb.mark;
+    mailbox_drain(&mb);
     c = mailbox_current(&mb);
     CHECK(c && c->term == 99, "mark: got %ld\n", c ? (long)c->term : -1L);
     mailbox_rewind(&mb);
@@ -94,10 +98,15 @@ static void test_selective(void) {
     }
     CHECK(mailbox_current(&mb) == NULL && mb.len == 0, "queue not empty\n");
     CHECK(mailbox_try_wait(&mb) == 1, "try_wait on empty failed\n");
-    Message late = { NULL, 7, NULL };
+    Message late = { NULL, 7, NULL, 0, 0, 0, 0 };
     CHECK(mailbox_push(&mb, &late) == 1, "push did not report a waiting owner\n");
     CHECK(mailbox_try_wait(&mb) == 0, "try_wait with a message succeeded\n");
+    mailbox_drain(&mb);
     CHECK(mailbox_current(&mb) == &late, "late message lost\n");
+    Message closed = { NULL, 8, NULL, 0, 0, 0, 0 };
+    Message *all = mailbox_close(&mb);
+    CHECK(all == &late && all->next == NULL, "close did not return the queue\n");
+    CHECK(mailbox_push(&mb, &closed) == -1, "push to a closed mailbox succeeded\n");
 }
 
 int main(void) {

@@ -1,0 +1,81 @@
+/* proc.h — processes as Erlang sees them: the pid table, spawning, sending,
+ * signals (links, monitors, exits), registered names and process exit.
+ *
+ * Everything one process does to another travels through the target's
+ * lock-free inbox (mailbox.h): messages, and signals that the target acts on
+ * itself when it drains its inbox. So a process's links, monitors and queue
+ * are only ever touched by the process itself, signals and messages from one
+ * sender arrive in the order sent, and no lock sits in the send path.
+ */
+#ifndef MINI_PROC_H
+#define MINI_PROC_H
+
+#include "process.h"
+
+#define PROCESS_LIMIT (1 << 20)   /* table slots; Erlang's default is 262144 */
+
+void proc_init(void);
+
+/* Spawns M:F(Args) (Args a proper list) or, when fun is a fun, Fun() with
+ * module == NIL. link/monitor as spawn_link/spawn_monitor; *mon_ref gets the
+ * monitor's number. Returns the new process (already runnable) or NULL when
+ * the process table is full. */
+Process *proc_spawn(Process *parent, Term module, Term fun, Term args, int link, int monitor,
+                    uint64_t *mon_ref);
+
+/* The live process with this pid, with a reference the caller must drop
+ * with proc_release; NULL if there is none. */
+Process *proc_lookup(Term pid);
+void proc_release(Process *p);
+UWord proc_count(void);
+/* Pids of all live processes, for processes/0 (built with heap_alloc). */
+Term proc_all_pids(Process *p);
+
+/* Copies msg and delivers it to pid (silently dropped if it is dead, as in
+ * Erlang). Returns reductions spent. */
+UWord proc_send(Process *from, Term pid, Term msg);
+
+/* Messages built ahead of delivery (timers): a copy of t; {timeout, Ref, Msg}. */
+Message *proc_message_copy(Term t);
+Message *proc_message_timeout(uint64_t ref, Term msg);
+void proc_message_free(Message *m);
+/* Pushes m to pid's inbox and wakes it if it waits. 0 if delivered; -1 if
+ * there is no such process (m is freed). */
+int proc_deliver(Term pid, Message *m);
+
+/* Signals. Return 0 if delivered, -1 if the target is dead. */
+int proc_link(Process *p, Term pid);        /* both directions; -1: noproc   */
+void proc_unlink(Process *p, Term pid);
+int proc_monitor(Process *p, Term pid, uint64_t ref);
+int proc_demonitor(Process *p, uint64_t ref);   /* 1 if it was active        */
+/* exit(Pid, Reason) */
+void proc_exit_signal(Process *p, Term pid, Term reason);
+
+/* Moves p's inbox into its queue, acting on signals on the way. Afterwards
+ * p->exiting says whether a signal killed it. */
+void proc_drain(Process *p);
+/* Takes the current message out of the queue: its fragment joins p's heap. */
+void proc_remove_message(Process *p);
+
+/* Ends p with reason: tells links and monitors, unregisters, frees (once no
+ * sender holds it). `report` prints Erlang's error report for crashes. */
+void proc_exit(Process *p, Term reason, int report);
+/* The exit reason for an uncaught exception in p. */
+Term proc_exception_reason(Process *p);
+
+/* Registered names. register returns 0, or -1 if taken or the pid is dead. */
+int proc_register(Term name, Process *p);
+int proc_unregister(Term name);
+Term proc_whereis(Term name);               /* pid or THE_NON_VALUE */
+Term proc_registered(Process *p);           /* list of names */
+
+/* References. */
+uint64_t proc_new_ref(void);
+#define REF_WORDS 2
+Term make_ref_at(Term *hp, uint64_t n);
+uint64_t ref_number(Term ref);
+
+/* Delivers a SIG_TIMEOUT for wait `ref` to pid (the timer wheel calls it). */
+void proc_timeout(Term pid, uint64_t ref);
+
+#endif

@@ -1,0 +1,33 @@
+/* sched.h — the schedulers: run queues and the loop that runs processes.
+ *
+ * A process is runnable when it sits in a run queue or runs. It becomes
+ * runnable when spawned, when its time slice ends (it goes to the back of
+ * the queue), and when a message or signal reaches it while it waits in
+ * receive — then it goes to the *waker's* scheduler, into the `runnext` slot,
+ * so it runs next there, sharing what is left of the waker's time slice
+ * (Go's runnext). A token passed round a ring thus stays on one core.
+ */
+#ifndef MINI_SCHED_H
+#define MINI_SCHED_H
+
+#include "process.h"
+
+typedef struct Scheduler Scheduler;
+
+void sched_init(int nschedulers, int smp);
+/* A message or signal reached p while it waited: make it runnable. */
+void sched_wake(Process *p);
+/* A new process: runnable, on its parent's scheduler. */
+void sched_spawned(Process *parent, Process *child);
+/* Runs processes until `main` ends. Returns 0 if it ended normally, 1 if it
+ * died (its error is reported), 2 if every process waits forever. */
+int sched_run(Process *main);
+/* The process running on this thread (NULL outside a scheduler). */
+Process *sched_current(void);
+int sched_count(void);
+int sched_online(void);
+UWord sched_run_queue_length(void);
+UWord sched_context_switches(void);
+UWord sched_total_reductions(void);
+
+#endif
