@@ -1,0 +1,133 @@
+module control
+exports classify/1 wait/1 safe/1 grade/1
+
+function classify/1
+L1:
+    line 4
+    func_info control, classify, 1
+L2:
+    is_nil L10, x0
+    move empty, x0
+    return
+L10:
+    is_nonempty_list L11, x0
+    get_list x0, x1, x4
+    is_nil L11, x4
+    is_lt L11, 10, x1
+    move {one,big}, x0
+    return
+L11:
+    is_nonempty_list L9, x0
+    get_tl x0, x3
+    move x0, x2
+    line 8
+    move [], x1
+    bif 0, erlang:length/1, 4, x4, [x2]
+    test_heap 3, 5
+    put_tuple x0, [x4, x3]
+    return
+L9:
+    line 5
+    case_end x0
+
+function wait/1
+L3:
+    line 11
+    func_info control, wait, 1
+L4:
+    allocate 2, 1
+    move x0, y0
+L12:
+    loop_rec L13, x0
+    is_tuple_of_arity L14, x0, 2
+    get_tuple_element x0, 0, x1
+    is_eq_exact L14, x1, msg
+    get_tuple_element x0, 1, y1
+    remove_message
+    move y1, x0
+    deallocate 2
+    return
+L14:
+    is_eq_exact L15, x0, stop
+    remove_message
+    move stopped, x0
+    deallocate 2
+    return
+L15:
+    loop_rec_end L12
+L13:
+    line 15
+    wait_timeout L12, y0
+    timeout
+    move timeout, x0
+    deallocate 2
+    return
+
+function safe/1
+L5:
+    line 18
+    func_info control, safe, 1
+L6:
+    allocate 9, 1
+    move x0, y2
+    try y1, L16
+    try y0, L17
+    move y2, x0
+    line 19
+    call_fun 0
+    try_end y0
+    is_tuple_of_arity L19, x0, 2
+    get_tuple_element x0, 0, x1
+    is_eq_exact L19, x1, ok
+    get_tuple_element x0, 1, y3
+    move y3, y6
+    jump L18
+L17:
+    try_case y0
+    is_eq_exact L21, x0, throw
+    move x1, y4
+    test_heap 3, 0
+    put_tuple y6, [thrown, y4]
+    jump L18
+L21:
+    is_eq_exact L20, x0, error
+    move x1, y4
+    move x2, y5
+    test_heap 4, 0
+    put_tuple y6, [error, y4, y5]
+    jump L18
+L20:
+    raise x0, x1, x2
+L18:
+    try_end y1
+    line 25
+    bif 0, io:format/1, 0, x0, ["done~n"]
+    move y6, x0
+    deallocate 9
+    return
+L16:
+    try_case y1
+    move x0, y6
+    move x1, y7
+    move x2, y8
+    bif 0, io:format/1, 0, x0, ["done~n"]
+    line 19
+    raise y6, y7, y8
+L19:
+    try_case_end x0
+
+function grade/1
+L7:
+    line 28
+    func_info control, grade, 1
+L8:
+    is_ge L22, x0, 90
+    move a, x0
+    return
+L22:
+    is_ge L23, x0, 70
+    move b, x0
+    return
+L23:
+    move c, x0
+    return
