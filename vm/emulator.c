@@ -191,7 +191,7 @@ RunResult emulator_run(Process *p) {
 #define ERROR(reason) do { raise_error(p, (reason)); RAISE(); } while (0)
 /* reductions are counted on calls; at zero the process yields before entering */
 #define ENTER(target, n) do {                                         \
-        pc = (target); arity = (n);                                   \
+        arity = (n); pc = (target);                                   \
         if (--reds <= 0) goto yield;                                  \
         NEXT();                                                       \
     } while (0)
