@@ -662,7 +662,10 @@ int cg_pred(Fn *f, Expr *e, int tail) {
     case E_VAR: case E_ATOM: case E_INT: case E_FLOAT: case E_STRING: case E_NIL:
     case E_FUN: case E_FUNREF:
         return 0;
-    case E_CONS: return cg_pred(f, e->a, 0) || cg_pred(f, e->b, 0);
+    case E_CONS:                        /* long lists: walk the tails */
+        for (; e->kind == E_CONS; e = e->b)
+            if (cg_pred(f, e->a, 0)) return 1;
+        return cg_pred(f, e, 0);
     case E_TUPLE: return pred_body(f, e->elems, e->n, 0);
     case E_MATCH: return cg_pred(f, e->b, 0);
     case E_BINOP:

@@ -319,7 +319,10 @@ int cg_is_guard_expr(Fn *f, Expr *e) {
     if (cg_const(f, e, &t)) return 1;
     switch (e->kind) {
     case E_VAR: return 1;
-    case E_CONS: return cg_is_guard_expr(f, e->a) && cg_is_guard_expr(f, e->b);
+    case E_CONS:
+        for (; e->kind == E_CONS; e = e->b)
+            if (!cg_is_guard_expr(f, e->a)) return 0;
+        return cg_is_guard_expr(f, e);
     case E_TUPLE:
         for (int i = 0; i < e->n; i++) if (!cg_is_guard_expr(f, e->elems[i])) return 0;
         return 1;
