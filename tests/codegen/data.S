@@ -82,9 +82,8 @@ L10:
     allocate 2, 2
     move x0, y0
     move x1, y1
-    call_ext 0, erlang:self/0
-    test_heap 3, 1
-    put_tuple x0, [x0, y1]
+    test_heap 3, 0
+    put_tuple x0, [ping, y1]
     move x0, x1
     move y0, x0
     send
