@@ -11,7 +11,7 @@ MODE ?= release
 CC ?= cc
 BUILD := build/$(MODE)$(if $(GC_STRESS),-gcstress)$(if $(SAN),-san)$(if $(TSAN),-tsan)
 
-CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -pthread -MMD -MP -iquote compiler -iquote vm -iquote $(BUILD)/gen
+CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -pthread -DGC_THREADS -MMD -MP -iquote compiler -iquote vm -iquote $(BUILD)/gen
 ifeq ($(MODE),debug)
   CFLAGS_MODE := -O0 -g
 else

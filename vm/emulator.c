@@ -552,7 +552,7 @@ L_remove_message:
 
 L_wait:
     pc = (const Instr *)pc[1];
-    if (!mailbox_try_wait(&p->mbox)) NEXT();     /* something came meanwhile */
+    if (mailbox_has_new(&p->mbox)) NEXT();       /* something came meanwhile */
     goto suspend;
 
 L_wait_timeout: {
@@ -560,7 +560,7 @@ L_wait_timeout: {
     Term t = SRC(pc[2]);
     if (t == ATOM_TERM(infinity)) {
         pc = (const Instr *)pc[1];
-        if (!mailbox_try_wait(&p->mbox)) NEXT();
+        if (mailbox_has_new(&p->mbox)) NEXT();
         goto suspend;
     }
     if (!is_integer(t) || (is_small(t) && small_val(t) < 0) || (!is_small(t) && big_is_neg(t)))
@@ -572,7 +572,7 @@ L_wait_timeout: {
         timer_add_timeout(ms, p->pid, p->wait_ref);
     }
     pc = (const Instr *)pc[1];
-    if (!mailbox_try_wait(&p->mbox)) NEXT();
+    if (mailbox_has_new(&p->mbox)) NEXT();
     goto suspend;
 }
 
@@ -591,6 +591,8 @@ L_recv_set:
     if (p->mbox.mark) p->mbox.save = p->mbox.mark;
     DISPATCH(1);
 
+/* The scheduler marks the mailbox as waiting once it is done with p: from
+ * then on a sender may wake p and another thread may run it. */
 suspend:
     p->pc = pc;
     p->cp = cp;

@@ -18,7 +18,8 @@ typedef enum {
     RUN_DONE,        /* the first function returned: normal exit      */
     RUN_EXCEPTION,   /* uncaught exception in p->exc_class/reason/trace */
     RUN_YIELD,       /* reductions used up; runnable again            */
-    RUN_WAIT,        /* waiting in receive (its mailbox is marked)    */
+    RUN_WAIT,        /* wants to wait in receive: the scheduler marks
+                        its mailbox (mailbox_try_wait) when done with it */
     RUN_EXIT         /* killed by a signal: reason in p->exit_reason  */
 } RunResult;
 

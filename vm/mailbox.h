@@ -34,7 +34,8 @@ typedef enum {
     SIG_UNLINK,        /* from                                               */
     SIG_MONITOR,       /* from, ref                                          */
     SIG_DEMONITOR,     /* from, ref                                          */
-    SIG_TIMEOUT        /* ref: the wait it ends                              */
+    SIG_TIMEOUT,       /* ref: the wait it ends                              */
+    SIG_GC             /* garbage_collect(Pid): collect before running again */
 } MessageKind;
 
 typedef struct Message {
@@ -49,6 +50,7 @@ typedef struct Message {
 } Message;
 
 #define MAILBOX_WAITING ((Message *)1)
+#define MAILBOX_CLOSED ((Message *)2)
 
 typedef struct Mailbox {
     _Atomic(Message *) inbox;    /* pushed, not yet seen by the owner (LIFO) */
@@ -80,12 +82,16 @@ void mailbox_rewind(Mailbox *mb);           /* receive starts over at first */
 /* Owner. Marks the inbox as waiting unless a message is there: 1 if the owner
  * may now sleep (a sender will wake it), 0 if it must look again. */
 int mailbox_try_wait(Mailbox *mb);
+/* Owner. Has anything arrived in the inbox? (A hint: it may change at once.) */
+static inline int mailbox_has_new(Mailbox *mb) {
+    Message *m = atomic_load_explicit(&mb->inbox, memory_order_relaxed);
+    return m != NULL && m != MAILBOX_WAITING && m != MAILBOX_CLOSED;
+}
 /* Owner, after waking: clears the waiting mark if still set. */
 void mailbox_stop_waiting(Mailbox *mb);
 /* Owner, when it dies: closes the inbox for good (later pushes fail) and
  * returns everything it held, queue first, then the inbox, oldest first. */
 Message *mailbox_close(Mailbox *mb);
 
-#define MAILBOX_CLOSED ((Message *)2)
 
 #endif

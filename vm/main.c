@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "atom.h"
 #include "bif.h"
@@ -96,6 +97,7 @@ int main(int argc, char **argv) {
     proc_init();
     module_init(argv[0]);
     int show_code = 0;
+    int schedulers = (int)sysconf(_SC_NPROCESSORS_ONLN), online = -1, smp = 1;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -103,12 +105,24 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "-pa") == 0) {
             if (i + 1 >= argc) return bad_flag(a);
             module_add_path(argv[++i]);
-        } else if (strcmp(a, "+S") == 0 || strcmp(a, "+A") == 0) {
+        } else if (strcmp(a, "+S") == 0) {
+            /* +S N or +S N:M (schedulers : online) */
+            if (i + 1 >= argc) return bad_flag(a);
+            char *colon = strchr(argv[i + 1], ':');
+            if (colon) *colon = 0;
+            if (!is_count(argv[i + 1]) || (colon && !is_count(colon + 1))) return bad_flag(a);
+            schedulers = atoi(argv[i + 1]);
+            online = colon ? atoi(colon + 1) : -1;
+            if (schedulers < 1 || schedulers > 64 || online == 0 || online > schedulers)
+                return bad_flag(a);
+            i++;
+        } else if (strcmp(a, "+A") == 0) {
             if (i + 1 >= argc || !is_count(argv[i + 1])) return bad_flag(a);
             i++;
         } else if (strcmp(a, "-smp") == 0) {
             if (i + 1 >= argc || (strcmp(argv[i + 1], "disable") && strcmp(argv[i + 1], "enable")))
                 return bad_flag(a);
+            smp = strcmp(argv[i + 1], "enable") == 0;
             i++;
         } else if (strcmp(a, "-noshell") == 0) {
         } else if (strcmp(a, "--version") == 0) {
@@ -146,6 +160,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: no exported main/0 or main/1\n", file);
         return 1;
     }
-    sched_init(1, 1);
+    sched_init(schedulers, smp);
+    if (online > 0) sched_set_online(online);
     return run_main(lm->name, arity, argc - i, argv + i);
 }

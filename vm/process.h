@@ -104,6 +104,7 @@ typedef struct Process {
     uint64_t wait_ref;         /* the timer of the receive now waiting        */
     int timed_out;             /* that timer fired                            */
     UWord context_switches;
+    int gc_requested;          /* garbage_collect(Pid) asked: collect before running */
 } Process;
 
 /* A monitor this process holds on another (out) or another holds on it (in). */

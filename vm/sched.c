@@ -1,13 +1,36 @@
-/* sched.c — running processes.
+/* sched.c — scheduler threads, run queues, work stealing, sleeping and waking.
  *
- * One scheduler for now: the thread that called sched_run. It owns a FIFO
- * run queue per priority and a `runnext` slot (see sched.h). Between time
- * slices it fires due timers; with nothing to run it sleeps until the next
- * timer, and if there is no timer either while its main process still
- * waits, nothing can ever happen again and it reports the deadlock.
+ * Every design choice here follows one ratio: a message hop that stays on
+ * its core costs a fraction of a microsecond, one that must wake another
+ * thread costs several. So:
+ *
+ *  - Each scheduler has its own run queue of normal-priority processes: a
+ *    fixed ring that only its owner adds to and that thieves take from with
+ *    one compare-and-swap (Go's runq). High and low priority processes, and
+ *    the overflow of a full ring, go to one locked global queue (rare).
+ *  - A process woken by a message goes into the `runnext` slot of the
+ *    scheduler that sent it and runs next there, inheriting what is left of
+ *    the sender's time slice: a ring's token stays on one core. Thieves
+ *    leave a runnext alone until it has waited a few microseconds.
+ *  - An idle scheduler steals; at most one scheduler spins looking for work;
+ *    the others sleep on their own condition variable. A busy scheduler wakes
+ *    a sleeper only when it has surplus work (a process queued behind the
+ *    one it runs) and nobody is already spinning. The send path itself never
+ *    takes a lock and never wakes a thread.
+ *  - With `-smp disable` there is one scheduler and none of the idle
+ *    machinery: it simply sleeps until the next timer.
+ *
+ * A process's memory is only touched by the scheduler running it. When it
+ * wants to wait, the emulator returns, the scheduler finishes its accounting,
+ * and only then marks the mailbox as waiting (mailbox_try_wait): from that
+ * instant a sender may wake it and another scheduler may run it.
  */
+#include <gc.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
+#include <errno.h>
 
 #include "sched.h"
 #include "atom.h"
@@ -15,144 +38,447 @@
 #include "emulator.h"
 #include "error_report.h"
 #include "timer.h"
+#include "gc.h"
+
+#define MAX_SCHEDULERS 64
+#define RUNQ_SIZE 256                /* a power of two */
+#define SPIN_ROUNDS 2000             /* steal attempts before sleeping (~tens of µs) */
+#define RUNNEXT_GRACE_US 5           /* a runnext may be stolen after this long */
 
 struct Scheduler {
-    Process *head[PRIO_MAX], *tail[PRIO_MAX];
-    Process *runnext;
-    SWord chain_reds;         /* reductions used by the current runnext chain */
-    UWord queued;
+    int id;
+    _Atomic uint32_t head;           /* next slot to take (owner and thieves) */
+    _Atomic uint32_t tail;           /* next free slot (owner only writes) */
+    _Atomic(Process *) ring[RUNQ_SIZE];
+    _Atomic(Process *) runnext;
+    _Atomic uint64_t runnext_since;  /* when runnext was set, in µs */
+    SWord chain_reds;                /* reductions used by the runnext chain */
+    pthread_t thread;
+    pthread_cond_t wake;
+    int sleeping;                    /* guarded by idle_lock */
+    int woken;                       /* guarded by idle_lock */
     UWord context_switches;
-    UWord reductions;
+    _Atomic UWord reductions;
+    unsigned rand;
 };
 
-static Scheduler sched0;
+static Scheduler schedulers[MAX_SCHEDULERS];
+static int nscheds = 1;
+static _Atomic int nonline = 1;
+static int smp_enabled = 1;
+
+/* the global queue: priorities other than normal, and ring overflow */
+static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
+static Process *global_head[PRIO_MAX], *global_tail[PRIO_MAX];
+static _Atomic int global_count;
+
+/* idle bookkeeping: only on the idle path, never when sending */
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int nsleeping;
+static _Atomic int nspinning;
+
+/* the end of the run */
+static _Atomic int finished;
+static int exit_status;
+static Term main_pid;
+
+static __thread Scheduler *self_sched;
 static __thread Process *current;
 
-void sched_init(int nschedulers, int smp) {
-    (void)nschedulers; (void)smp;
-}
-
 Process *sched_current(void) { return current; }
-int sched_count(void) { return 1; }
-int sched_online(void) { return 1; }
-UWord sched_run_queue_length(void) { return sched0.queued; }
-UWord sched_context_switches(void) { return sched0.context_switches; }
-UWord sched_total_reductions(void) { return sched0.reductions; }
+int sched_count(void) { return nscheds; }
+int sched_online(void) { return atomic_load(&nonline); }
 
-static void enqueue(Scheduler *s, Process *p) {
-    int pr = p->prio;
-    p->next_run = NULL;
-    if (s->tail[pr]) s->tail[pr]->next_run = p;
-    else s->head[pr] = p;
-    s->tail[pr] = p;
-    s->queued++;
+UWord sched_context_switches(void) {
+    UWord n = 0;
+    for (int i = 0; i < nscheds; i++) n += schedulers[i].context_switches;
+    return n;
 }
 
-static Process *dequeue(Scheduler *s) {
-    for (int pr = PRIO_MAX - 1; pr >= 0; pr--) {
-        Process *p = s->head[pr];
+UWord sched_total_reductions(void) {
+    UWord n = 0;
+    for (int i = 0; i < nscheds; i++) n += atomic_load(&schedulers[i].reductions);
+    return n;
+}
+
+static uint32_t runq_length(Scheduler *s) {
+    return atomic_load(&s->tail) - atomic_load(&s->head);
+}
+
+UWord sched_run_queue_length(void) {
+    UWord n = (UWord)atomic_load(&global_count);
+    for (int i = 0; i < nscheds; i++) n += runq_length(&schedulers[i]);
+    return n;
+}
+
+/* ---- the global queue ---- */
+
+static void global_put(Process *p) {
+    int pr = p->prio;
+    pthread_mutex_lock(&global_lock);
+    p->next_run = NULL;
+    if (global_tail[pr]) global_tail[pr]->next_run = p;
+    else global_head[pr] = p;
+    global_tail[pr] = p;
+    atomic_fetch_add(&global_count, 1);
+    pthread_mutex_unlock(&global_lock);
+}
+
+/* Takes the first process of priority >= min_prio, highest first. */
+static Process *global_get(int min_prio) {
+    if (atomic_load_explicit(&global_count, memory_order_relaxed) == 0) return NULL;
+    Process *p = NULL;
+    pthread_mutex_lock(&global_lock);
+    for (int pr = PRIO_MAX - 1; pr >= min_prio && !p; pr--) {
+        p = global_head[pr];
         if (!p) continue;
-        s->head[pr] = p->next_run;
-        if (!s->head[pr]) s->tail[pr] = NULL;
-        s->queued--;
-        return p;
+        global_head[pr] = p->next_run;
+        if (!global_head[pr]) global_tail[pr] = NULL;
+        atomic_fetch_sub(&global_count, 1);
     }
+    pthread_mutex_unlock(&global_lock);
+    return p;
+}
+
+static int global_has(int prio) {
+    return atomic_load_explicit(&global_count, memory_order_relaxed) > 0 &&
+           __atomic_load_n(&global_head[prio], __ATOMIC_RELAXED) != NULL;
+}
+
+/* ---- the local ring (owner puts and gets, thieves steal) ---- */
+
+static void runq_put(Scheduler *s, Process *p) {
+    uint32_t t = atomic_load_explicit(&s->tail, memory_order_relaxed);
+    uint32_t h = atomic_load_explicit(&s->head, memory_order_acquire);
+    if (t - h < RUNQ_SIZE) {
+        atomic_store_explicit(&s->ring[t % RUNQ_SIZE], p, memory_order_relaxed);
+        atomic_store_explicit(&s->tail, t + 1, memory_order_release);
+        return;
+    }
+    global_put(p);      /* full: rare, and the global queue is fair to all */
+}
+
+static Process *runq_get(Scheduler *s) {
+    for (;;) {
+        uint32_t h = atomic_load_explicit(&s->head, memory_order_acquire);
+        uint32_t t = atomic_load_explicit(&s->tail, memory_order_relaxed);
+        if (t == h) return NULL;
+        Process *p = atomic_load_explicit(&s->ring[h % RUNQ_SIZE], memory_order_relaxed);
+        if (atomic_compare_exchange_weak_explicit(&s->head, &h, h + 1, memory_order_acq_rel,
+                                                  memory_order_relaxed))
+            return p;
+    }
+}
+
+/* Takes half of victim's ring into thief's ring; returns one to run now. */
+static Process *runq_steal(Scheduler *thief, Scheduler *victim) {
+    for (;;) {
+        uint32_t h = atomic_load_explicit(&victim->head, memory_order_acquire);
+        uint32_t t = atomic_load_explicit(&victim->tail, memory_order_acquire);
+        uint32_t n = t - h;
+        if (n == 0 || n > RUNQ_SIZE) {
+            if (n == 0) break;
+            continue;                            /* inconsistent snapshot */
+        }
+        n -= n / 2;
+        uint32_t tt = atomic_load_explicit(&thief->tail, memory_order_relaxed);
+        for (uint32_t i = 0; i < n; i++) {
+            Process *p = atomic_load_explicit(&victim->ring[(h + i) % RUNQ_SIZE], memory_order_relaxed);
+            atomic_store_explicit(&thief->ring[(tt + i) % RUNQ_SIZE], p, memory_order_relaxed);
+        }
+        if (!atomic_compare_exchange_weak_explicit(&victim->head, &h, h + n, memory_order_acq_rel,
+                                                   memory_order_relaxed))
+            continue;
+        /* the last one is run at once, the others queued here */
+        Process *run = atomic_load_explicit(&thief->ring[(tt + n - 1) % RUNQ_SIZE], memory_order_relaxed);
+        atomic_store_explicit(&thief->tail, tt + n - 1, memory_order_release);
+        return run;
+    }
+    /* only a runnext left: take it if it has waited past the grace period */
+    Process *p = atomic_load(&victim->runnext);
+    if (p && timer_now_us() - atomic_load(&victim->runnext_since) > RUNNEXT_GRACE_US &&
+        atomic_compare_exchange_strong(&victim->runnext, &p, NULL))
+        return p;
     return NULL;
 }
 
+/* ---- waking sleepers ---- */
+
+/* Wakes one sleeping online scheduler, if any sleeps and nobody spins. */
+static void wake_idle(void) {
+    if (!smp_enabled || atomic_load(&nspinning) > 0 || atomic_load(&nsleeping) == 0) return;
+    pthread_mutex_lock(&idle_lock);
+    int online = atomic_load(&nonline);
+    for (int i = 0; i < online; i++) {
+        Scheduler *s = &schedulers[i];
+        if (s->sleeping && !s->woken) {
+            s->woken = 1;
+            pthread_cond_signal(&s->wake);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&idle_lock);
+}
+
+static void wake_all(void) {
+    pthread_mutex_lock(&idle_lock);
+    for (int i = 0; i < nscheds; i++) {
+        schedulers[i].woken = 1;
+        pthread_cond_signal(&schedulers[i].wake);
+    }
+    pthread_mutex_unlock(&idle_lock);
+}
+
+/* ---- making processes runnable ---- */
+
+static void make_runnable(Scheduler *s, Process *p) {
+    if (p->prio != PRIO_NORMAL || !s) {
+        global_put(p);
+        wake_idle();
+        return;
+    }
+    runq_put(s, p);
+    wake_idle();
+}
+
 void sched_wake(Process *p) {
-    Scheduler *s = &sched0;
-    p->sched = s;
-    if (p->prio != PRIO_NORMAL || !current) { enqueue(s, p); return; }
-    if (s->runnext) enqueue(s, s->runnext);
-    s->runnext = p;
+    Scheduler *s = self_sched;
+    if (!s || p->prio != PRIO_NORMAL) { make_runnable(s, p); return; }
+    /* runnext: the woken process runs next here; the one it displaces is
+     * surplus work that another scheduler may take */
+    Process *old = atomic_exchange(&s->runnext, p);
+    atomic_store(&s->runnext_since, timer_now_us());
+    if (old) make_runnable(s, old);
 }
 
 void sched_spawned(Process *parent, Process *child) {
     (void)parent;
-    child->sched = &sched0;
-    enqueue(&sched0, child);
+    make_runnable(self_sched, child);
 }
 
-/* The next process to run: runnext while its chain has time left. */
-static Process *pick(Scheduler *s, SWord *budget) {
-    Process *p = s->runnext;
-    if (p && s->chain_reds < REDUCTIONS_PER_SLICE) {
-        s->runnext = NULL;
-        *budget = REDUCTIONS_PER_SLICE - s->chain_reds;
-        return p;
-    }
-    if (p) { s->runnext = NULL; enqueue(s, p); }
-    s->chain_reds = 0;
+/* ---- picking work ---- */
+
+static Process *find_local(Scheduler *s, SWord *budget) {
     *budget = REDUCTIONS_PER_SLICE;
-    return dequeue(s);
+    if (global_has(PRIO_HIGH)) {
+        Process *p = global_get(PRIO_HIGH);
+        if (p) return p;
+    }
+    Process *p = atomic_load_explicit(&s->runnext, memory_order_relaxed);
+    if (p) {
+        p = atomic_exchange(&s->runnext, NULL);
+        if (p) {
+            if (s->chain_reds < REDUCTIONS_PER_SLICE) {
+                *budget = REDUCTIONS_PER_SLICE - s->chain_reds;
+                return p;
+            }
+            runq_put(s, p);     /* its chain used a whole slice: queue it */
+        }
+    }
+    s->chain_reds = 0;
+    if ((p = runq_get(s))) return p;
+    return global_get(PRIO_LOW);
 }
 
-static void sleep_us(int64_t us) {
+static Process *steal(Scheduler *s) {
+    int online = atomic_load(&nonline);
+    if (online <= 1) return NULL;
+    int start = (int)(s->rand = s->rand * 1103515245u + 12345u) % online;
+    for (int i = 0; i < online; i++) {
+        Scheduler *v = &schedulers[(start + i) % online];
+        if (v == s) continue;
+        Process *p = runq_steal(s, v);
+        if (p) return p;
+    }
+    return NULL;
+}
+
+static int any_work(void) {
+    if (atomic_load(&global_count) > 0) return 1;
+    for (int i = 0; i < nscheds; i++)
+        if (runq_length(&schedulers[i]) > 0 || atomic_load(&schedulers[i].runnext)) return 1;
+    return 0;
+}
+
+static void sleep_for(int64_t us) {
     struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
     nanosleep(&ts, NULL);
 }
 
-int sched_run(Process *main) {
-    Scheduler *s = &sched0;
-    Term main_pid = main->pid;
-    int status = -1;
-    while (status < 0) {
-        timer_fire_due();
-        SWord budget;
-        Process *p = pick(s, &budget);
-        if (!p) {
-            int64_t wait = timer_next_due();
-            if (wait < 0) {
-                fprintf(stderr, "mini: deadlock: every process waits in receive and no timer is set\n");
-                return 2;
-            }
-            if (wait > 0) sleep_us(wait);
-            continue;
+/* No work here: steal, spin (one scheduler at most), then sleep. */
+static Process *idle(Scheduler *s, SWord *budget) {
+    *budget = REDUCTIONS_PER_SLICE;
+    s->chain_reds = 0;
+    if (!smp_enabled) {
+        int64_t wait = timer_next_due();
+        if (wait < 0) {
+            fprintf(stderr, "mini: deadlock: every process waits in receive and no timer is set\n");
+            exit_status = 2;
+            atomic_store(&finished, 1);
+            return NULL;
         }
-        proc_drain(p);
-        RunResult r;
-        if (p->exiting) r = RUN_EXIT;
-        else {
-            current = p;
-            p->reds = budget;
-            r = emulator_run(p);
-            current = NULL;
-            SWord used = budget - (p->reds > 0 ? p->reds : 0);
-            s->chain_reds += used;
-            s->reductions += (UWord)used;
-            p->total_reds += (UWord)used;
-            s->context_switches++;
-            p->context_switches++;
-        }
-        switch (r) {
-        case RUN_YIELD:
-            enqueue(s, p);
-            break;
-        case RUN_WAIT:
-            break;
-        case RUN_DONE:
-            if (p->pid == main_pid) status = 0;
-            proc_exit(p, ATOM_TERM(normal), 0);
-            break;
-        case RUN_EXIT:
-            if (p->pid == main_pid) {
-                p->exc_class = EXC_EXIT;
-                p->exc_reason = p->exit_reason;
-                p->exc_trace = NIL;
-                report_uncaught(p);
-                status = 1;
-            }
-            proc_exit(p, p->exit_reason, 0);
-            break;
-        case RUN_EXCEPTION: {
-            int is_main = p->pid == main_pid;
-            if (is_main) { report_uncaught(p); status = 1; }
-            Term reason = proc_exception_reason(p);
-            proc_exit(p, reason, !is_main && p->exc_class != EXC_EXIT);
-            break;
-        }
-        }
+        if (wait > 0) sleep_for(wait);
+        return NULL;
     }
-    return status;
+    int spinning = 0;
+    if (atomic_load(&nspinning) == 0) { atomic_fetch_add(&nspinning, 1); spinning = 1; }
+    for (int round = 0; spinning && round < SPIN_ROUNDS && !atomic_load(&finished); round++) {
+        Process *p = steal(s);
+        if (!p) p = global_get(PRIO_LOW);
+        if (p) {
+            atomic_fetch_sub(&nspinning, 1);
+            /* we found work while others may sleep: let one more look */
+            wake_idle();
+            return p;
+        }
+        if (timer_pending() && timer_next_due() == 0) break;
+        __builtin_ia32_pause();
+    }
+    if (spinning) atomic_fetch_sub(&nspinning, 1);
+    if (atomic_load(&finished)) return NULL;
+    if (timer_fire_due() > 0) return NULL;
+
+    pthread_mutex_lock(&idle_lock);
+    if (any_work() || atomic_load(&finished)) { pthread_mutex_unlock(&idle_lock); return NULL; }
+    int64_t wait = timer_next_due();
+    int others_awake = nscheds - 1 - atomic_load(&nsleeping);
+    if (wait < 0 && others_awake == 0 && s->id < atomic_load(&nonline)) {
+        fprintf(stderr, "mini: deadlock: every process waits in receive and no timer is set\n");
+        exit_status = 2;
+        atomic_store(&finished, 1);
+        pthread_mutex_unlock(&idle_lock);
+        wake_all();
+        return NULL;
+    }
+    s->sleeping = 1;
+    s->woken = 0;
+    atomic_fetch_add(&nsleeping, 1);
+    if (wait < 0) {
+        while (!s->woken) pthread_cond_wait(&s->wake, &idle_lock);
+    } else if (wait > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += wait / 1000000;
+        ts.tv_nsec += (long)(wait % 1000000) * 1000;
+        if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
+        while (!s->woken)
+            if (pthread_cond_timedwait(&s->wake, &idle_lock, &ts) == ETIMEDOUT) break;
+    }
+    atomic_fetch_sub(&nsleeping, 1);
+    s->sleeping = 0;
+    pthread_mutex_unlock(&idle_lock);
+    return NULL;
+}
+
+/* ---- running ---- */
+
+static void finish(int status) {
+    exit_status = status;
+    atomic_store(&finished, 1);
+    wake_all();
+}
+
+/* Runs p for one slice and deals with how it stopped. */
+static void run_one(Scheduler *s, Process *p, SWord budget) {
+    p->sched = s;
+    proc_drain(p);
+    if (p->gc_requested) { p->gc_requested = 0; gc_full(p, p->arity); }
+    RunResult r;
+    if (p->exiting) r = RUN_EXIT;
+    else {
+        current = p;
+        p->reds = budget;
+        r = emulator_run(p);
+        current = NULL;
+        SWord used = budget - (p->reds > 0 ? p->reds : 0);
+        s->chain_reds += used;
+        atomic_fetch_add_explicit(&s->reductions, (UWord)used, memory_order_relaxed);
+        p->total_reds += (UWord)used;
+        s->context_switches++;
+        p->context_switches++;
+    }
+    int is_main = p->pid == main_pid;
+    switch (r) {
+    case RUN_YIELD:
+        runq_put(s, p);
+        break;
+    case RUN_WAIT:
+        /* the last touch: after this another scheduler may own p */
+        if (!mailbox_try_wait(&p->mbox)) runq_put(s, p);
+        break;
+    case RUN_DONE:
+        proc_exit(p, ATOM_TERM(normal), 0);
+        if (is_main) finish(0);
+        break;
+    case RUN_EXIT:
+        if (is_main) {
+            p->exc_class = EXC_EXIT;
+            p->exc_reason = p->exit_reason;
+            p->exc_trace = NIL;
+            report_uncaught(p);
+        }
+        proc_exit(p, p->exit_reason, 0);
+        if (is_main) finish(1);
+        break;
+    case RUN_EXCEPTION: {
+        if (is_main) report_uncaught(p);
+        Term reason = proc_exception_reason(p);
+        proc_exit(p, reason, !is_main && p->exc_class != EXC_EXIT);
+        if (is_main) finish(1);
+        break;
+    }
+    }
+}
+
+static void scheduler_loop(Scheduler *s) {
+    self_sched = s;
+    unsigned ticks = 0;
+    while (!atomic_load_explicit(&finished, memory_order_relaxed)) {
+        if ((++ticks & 15) == 0 || s->chain_reds == 0) timer_fire_due();
+        SWord budget;
+        Process *p = NULL;
+        if (s->id < atomic_load_explicit(&nonline, memory_order_relaxed)) p = find_local(s, &budget);
+        if (!p) p = idle(s, &budget);
+        if (p) run_one(s, p, budget);
+    }
+}
+
+static void *scheduler_thread(void *arg) {
+    scheduler_loop(arg);
+    return NULL;
+}
+
+void sched_init(int n, int smp) {
+    if (n < 1) n = 1;
+    if (n > MAX_SCHEDULERS) n = MAX_SCHEDULERS;
+    if (!smp) n = 1;
+    smp_enabled = smp;
+    nscheds = n;
+    atomic_store(&nonline, n);
+    for (int i = 0; i < n; i++) {
+        schedulers[i].id = i;
+        schedulers[i].rand = (unsigned)i * 2654435761u + 1;
+        pthread_cond_init(&schedulers[i].wake, NULL);
+    }
+}
+
+void sched_set_online(int n) {
+    if (n < 1) n = 1;
+    if (n > nscheds) n = nscheds;
+    atomic_store(&nonline, n);
+    /* processes queued on schedulers going offline move to the global queue */
+    for (int i = n; i < nscheds; i++) {
+        Process *p;
+        while ((p = runq_get(&schedulers[i]))) global_put(p);
+    }
+    wake_all();
+}
+
+int sched_run(Process *main) {
+    main_pid = main->pid;
+    for (int i = 1; i < nscheds; i++)
+        pthread_create(&schedulers[i].thread, NULL, scheduler_thread, &schedulers[i]);
+    scheduler_loop(&schedulers[0]);
+    for (int i = 1; i < nscheds; i++) pthread_join(schedulers[i].thread, NULL);
+    return exit_status;
 }

@@ -19,13 +19,16 @@ void sched_init(int nschedulers, int smp);
 void sched_wake(Process *p);
 /* A new process: runnable, on its parent's scheduler. */
 void sched_spawned(Process *parent, Process *child);
-/* Runs processes until `main` ends. Returns 0 if it ended normally, 1 if it
- * died (its error is reported), 2 if every process waits forever. */
+/* Runs processes on every scheduler (this thread is scheduler 0) until
+ * `main` ends. Returns 0 if it ended normally, 1 if it died (its error is
+ * reported), 2 if every process waits forever. */
 int sched_run(Process *main);
 /* The process running on this thread (NULL outside a scheduler). */
 Process *sched_current(void);
 int sched_count(void);
 int sched_online(void);
+/* erlang:system_flag(schedulers_online, N) */
+void sched_set_online(int n);
 UWord sched_run_queue_length(void);
 UWord sched_context_switches(void);
 UWord sched_total_reductions(void);
