@@ -47,10 +47,7 @@ Term exception_class_atom(int cls) {
 }
 
 void emulator_setup_call(Process *p, Export *e, int arity) {
-    const void *const *h = emulator_handlers();
-    e->call_stub[0] = (Instr)h[OP_call_ext_only];
-    e->call_stub[1] = (Instr)arity;
-    e->call_stub[2] = (Instr)e;
+    (void)arity;
     p->pc = e->call_stub;
     p->cp = normal_exit_code;
     p->arity = arity;
@@ -295,6 +292,7 @@ L_bif: {
     for (UWord i = 0; i < n; i++) args[i] = SRC(pc[6 + i]);
     p->live = (int)pc[3];
     p->reds = reds;
+    p->pc = pc;                      /* where we are, for process_info */
     Term r = b->fn(p, args);
     reds = p->reds;
     if (r == THE_NON_VALUE) {
@@ -597,6 +595,8 @@ suspend:
     p->pc = pc;
     p->cp = cp;
     p->reds = reds;
+    p->arity = 0;                    /* x registers are dead in a wait: a GC
+                                        before it resumes has no x roots */
     return RUN_WAIT;
 
 exit_by_signal:
@@ -611,6 +611,7 @@ do_call_export:
     if (ep->bif) {
         p->live = arity;
         p->reds = reds;
+        p->pc = pc;                  /* where we are, for process_info */
         Term r = ep->bif->fn(p, x);
         reds = p->reds;
         if (r == THE_NON_VALUE) {

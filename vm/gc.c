@@ -327,6 +327,8 @@ static void copy_pass(Gc *g, Process *p, int live, Term *to, size_t size)
     p->high_water = p->htop;           /* everything here has survived once */
 }
 
+_Atomic UWord gc_total_collections, gc_total_reclaimed;
+
 UWord gc_collect(Process *p, size_t need, int live, int major)
 {
     if (live < 0 || live > MAX_REG)
@@ -471,6 +473,8 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
 
     size_t before = young_used + frag_used + (major ? old_used : 0);
     p->gc.words_reclaimed += before - g.copied;
+    atomic_fetch_add_explicit(&gc_total_collections, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&gc_total_reclaimed, before - g.copied, memory_order_relaxed);
     if (major) {
         p->gc.major++;
         p->gen_gcs = 0;

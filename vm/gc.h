@@ -50,6 +50,9 @@ static inline int gc_has_room(const Process *p, size_t need)
     return (size_t)(p->stop - p->htop) >= need;
 }
 
+/* Collections and words reclaimed by all processes, for statistics/1. */
+extern _Atomic UWord gc_total_collections, gc_total_reclaimed;
+
 /* Sizes in words, for process_info and statistics. */
 static inline size_t gc_heap_size(const Process *p)      /* young block, stack included */
 {

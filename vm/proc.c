@@ -332,6 +332,9 @@ static int handle_signal(Process *p, Message *m) {
     case SIG_TIMEOUT:
         if (m->ref == p->wait_ref) p->timed_out = 1;
         break;
+    case SIG_GC:            /* the scheduler collects: it knows the live registers */
+        p->gc_requested = 1;
+        break;
     }
     message_free(m);
     return 0;
