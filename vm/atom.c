@@ -20,7 +20,6 @@
  * The atoms of atoms.def are interned first, in order, so ATOM_TERM(id) is
  * make_atom(ATOM_INDEX_id).
  */
-#define GC_THREADS
 #include <gc/gc.h>       /* Boehm's (vm/gc.h is the process collector) */
 #include <pthread.h>
 #include <stdatomic.h>

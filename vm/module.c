@@ -22,6 +22,8 @@
 #include "bif.h"
 #include "bytecode.h"
 #include "frontend.h"
+#include "emulator.h"
+#include "opcodes.h"
 
 #define EXPORT_BUCKETS 4096          /* power of two; chains stay short */
 #define MAX_MODULES 4096
@@ -56,6 +58,12 @@ Export *export_get(Term module, Term name, int arity) {
         n = GC_MALLOC_UNCOLLECTABLE(sizeof *n);
         memset(n, 0, sizeof *n);
         n->e.module = module; n->e.name = name; n->e.arity = arity;
+        /* where a process starting in this function begins: written once,
+         * before anyone can see the entry */
+        const void *const *handlers = emulator_handlers();
+        n->e.call_stub[0] = (Instr)handlers[OP_call_ext_only];
+        n->e.call_stub[1] = (Instr)arity;
+        n->e.call_stub[2] = (Instr)&n->e;
         n->next = export_buckets[h];
         export_buckets[h] = n;
     }

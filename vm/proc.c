@@ -519,6 +519,12 @@ static void error_report(Process *p, Term reason) {
 
 void proc_exit(Process *p, Term reason, int report) {
     if (report) error_report(p, reason);
+    /* Gone from the table and the names before anyone hears of the death, so
+     * that whoever receives the 'DOWN' or 'EXIT' finds it dead. */
+    if (p->reg_name != NIL) proc_unregister(p->reg_name);
+    Process *self = p;
+    atomic_compare_exchange_strong(&table[pid_val(p->pid) % PROCESS_LIMIT], &self, NULL);
+    atomic_fetch_sub(&live_count, 1);
     /* no signal can reach us after this; answer the ones that came too late */
     for (Message *m = mailbox_close(&p->mbox), *next; m; m = next) {
         next = m->next;
@@ -534,9 +540,5 @@ void proc_exit(Process *p, Term reason, int report) {
         else send_down(mo->pid, mo->ref, p->pid, reason);
     }
     p->nmonitors = 0;
-    if (p->reg_name != NIL) proc_unregister(p->reg_name);
-    Process *self = p;
-    atomic_compare_exchange_strong(&table[pid_val(p->pid) % PROCESS_LIMIT], &self, NULL);
-    atomic_fetch_sub(&live_count, 1);
     proc_release(p);
 }

@@ -283,7 +283,8 @@ static Process *find_local(Scheduler *s, SWord *budget) {
 static Process *steal(Scheduler *s) {
     int online = atomic_load(&nonline);
     if (online <= 1) return NULL;
-    int start = (int)(s->rand = s->rand * 1103515245u + 12345u) % online;
+    s->rand = s->rand * 1103515245u + 12345u;
+    int start = (int)((s->rand >> 8) % (unsigned)online);
     for (int i = 0; i < online; i++) {
         Scheduler *v = &schedulers[(start + i) % online];
         if (v == s) continue;

@@ -94,7 +94,7 @@ int64_t timer_read(uint64_t ref) {
     int64_t left = -1;
     if (t) {
         uint64_t now = timer_now_us() / 1000;
-        left = t->due_ms > now ? (int64_t)(t->due_ms - now) : 0;
+        left = t->due_ms > now + 1 ? (int64_t)(t->due_ms - now - 1) : 0;
     }
     pthread_mutex_unlock(&lock);
     return left;
@@ -106,7 +106,8 @@ int64_t timer_cancel(uint64_t ref) {
     int64_t left = -1;
     if (t) {
         uint64_t now = timer_now_us() / 1000;
-        left = t->due_ms > now ? (int64_t)(t->due_ms - now) : 0;
+        /* due_ms has one extra millisecond so that timers never fire early */
+        left = t->due_ms > now + 1 ? (int64_t)(t->due_ms - now - 1) : 0;
         unlink_timer(t);
     }
     pthread_mutex_unlock(&lock);
