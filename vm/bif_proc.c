@@ -36,17 +36,17 @@ static int is_proper_list(Term l) {
 static Term spawn_fun(Process *p, Term fun, int link, int monitor) {
     if (!is_fun(fun)) BIF_ERROR(p, AM_badarg);
     uint64_t ref = 0;
-    Process *c = proc_spawn(p, NIL, fun, NIL, link, monitor, &ref);
-    if (!c) BIF_ERROR(p, ATOM_TERM(system_limit));
-    return monitor ? tuple2(p, c->pid, new_ref(p, ref)) : c->pid;
+    Term pid = proc_spawn(p, NIL, fun, NIL, link, monitor, &ref);
+    if (pid == THE_NON_VALUE) BIF_ERROR(p, ATOM_TERM(system_limit));
+    return monitor ? tuple2(p, pid, new_ref(p, ref)) : pid;
 }
 
 static Term spawn_mfa(Process *p, Term *args, int link, int monitor) {
     if (!is_atom(args[0]) || !is_atom(args[1]) || !is_proper_list(args[2])) BIF_ERROR(p, AM_badarg);
     uint64_t ref = 0;
-    Process *c = proc_spawn(p, args[0], args[1], args[2], link, monitor, &ref);
-    if (!c) BIF_ERROR(p, ATOM_TERM(system_limit));
-    return monitor ? tuple2(p, c->pid, new_ref(p, ref)) : c->pid;
+    Term pid = proc_spawn(p, args[0], args[1], args[2], link, monitor, &ref);
+    if (pid == THE_NON_VALUE) BIF_ERROR(p, ATOM_TERM(system_limit));
+    return monitor ? tuple2(p, pid, new_ref(p, ref)) : pid;
 }
 
 Term bif_spawn_1(Process *p, Term *args) { return spawn_fun(p, args[0], 0, 0); }

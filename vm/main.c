@@ -83,9 +83,9 @@ static int run_main(Term module, int arity, int argc, char **argv) {
         args = make_list(hp);
     }
     uint64_t ref;
-    Process *p = proc_spawn(NULL, module, ATOM_TERM(main), args, 0, 0, &ref);
+    Term pid = proc_spawn(NULL, module, ATOM_TERM(main), args, 0, 0, &ref);
     if (tmp) process_free_memory(tmp);
-    int status = sched_run(p);
+    int status = sched_run(pid);
     io_flush();
     return status == 0 ? 0 : 1;
 }

@@ -358,10 +358,10 @@ void proc_remove_message(Process *p) {
 
 /* ---- spawn ---- */
 
-Process *proc_spawn(Process *parent, Term module, Term fun, Term args, int link, int monitor,
+Term proc_spawn(Process *parent, Term module, Term fun, Term args, int link, int monitor,
                     uint64_t *mon_ref) {
     Process *c = process_new_memory(MIN_HEAP_SIZE);
-    if (!c) return NULL;
+    if (!c) return THE_NON_VALUE;
     mailbox_init(&c->mbox);
     atomic_init(&c->refc, 1);
     c->reg_name = NIL;
@@ -370,7 +370,7 @@ Process *proc_spawn(Process *parent, Term module, Term fun, Term args, int link,
     c->exit_reason = THE_NON_VALUE;
     if (!table_insert(c)) {
         process_free_memory(c);
-        return NULL;
+        return THE_NON_VALUE;
     }
     /* the arguments (or the fun) are copied into the child's heap */
     Export *e;
@@ -413,8 +413,11 @@ Process *proc_spawn(Process *parent, Term module, Term fun, Term args, int link,
         monitor_add(c, ref, parent->pid, 0);
         *mon_ref = ref;
     }
+    /* once runnable, c may run, end and be freed on another scheduler:
+     * nothing of it may be touched after this */
+    Term pid = c->pid;
     sched_spawned(parent, c);
-    return c;
+    return pid;
 }
 
 /* ---- registered names ---- */

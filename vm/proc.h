@@ -20,8 +20,8 @@ void proc_init(void);
  * module == NIL. link/monitor as spawn_link/spawn_monitor; *mon_ref gets the
  * monitor's number. Returns the new process (already runnable) or NULL when
  * the process table is full. */
-Process *proc_spawn(Process *parent, Term module, Term fun, Term args, int link, int monitor,
-                    uint64_t *mon_ref);
+Term proc_spawn(Process *parent, Term module, Term fun, Term args, int link, int monitor,
+                uint64_t *mon_ref);
 
 /* The live process with this pid, with a reference the caller must drop
  * with proc_release; NULL if there is none. */

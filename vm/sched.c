@@ -475,8 +475,8 @@ void sched_set_online(int n) {
     wake_all();
 }
 
-int sched_run(Process *main) {
-    main_pid = main->pid;
+int sched_run(Term main) {
+    main_pid = main;
     for (int i = 1; i < nscheds; i++)
         pthread_create(&schedulers[i].thread, NULL, scheduler_thread, &schedulers[i]);
     scheduler_loop(&schedulers[0]);

@@ -22,7 +22,7 @@ void sched_spawned(Process *parent, Process *child);
 /* Runs processes on every scheduler (this thread is scheduler 0) until
  * `main` ends. Returns 0 if it ended normally, 1 if it died (its error is
  * reported), 2 if every process waits forever. */
-int sched_run(Process *main);
+int sched_run(Term main);
 /* The process running on this thread (NULL outside a scheduler). */
 Process *sched_current(void);
 int sched_count(void);
