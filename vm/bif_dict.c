@@ -94,3 +94,16 @@ Term bif_get_keys_0(Process *p, Term *args) {
     }
     return res;
 }
+
+/* get_keys(Value): the keys whose value is exactly Value */
+Term bif_get_keys_1(Process *p, Term *args) {
+    Term res = NIL;
+    for (Term l = p->dict; is_list(l); l = list_tail(l)) {
+        Term *kv = tuple_elems(list_head(l));
+        if (!term_eq_exact(kv[1], args[0])) continue;
+        Term *hp = heap_alloc(p, 2);
+        hp[0] = kv[0]; hp[1] = res;
+        res = make_list(hp);
+    }
+    return res;
+}
