@@ -4,6 +4,7 @@
 #   make run        install missing build dependencies, build, start the shell
 #   make test       install missing build dependencies, build, run the whole suite
 #   make check-gc   the language tests with a collection at every allocation
+#   make bench      the benchmarks on Mini and erl (bench/run.sh; docs/benchmarks.md)
 #
 # Switches: MODE=debug|release  GC_STRESS=1  SAN=address,undefined  TSAN=1
 
@@ -89,5 +90,9 @@ check-gc:
 
 clean:
 	rm -rf build bin
+
+# benchmarks (not tests): bench/run.sh, full sizes; `bench/run.sh quick` for a short run
+bench: all
+	bash bench/run.sh
 
 -include $(shell find build -name '*.d' 2>/dev/null)
