@@ -6,26 +6,17 @@
  * programs that pattern-match on them run unchanged; the numbers are Mini's.
  *
  * Reading another process. A process's memory belongs to the scheduler that
- * runs it (sched.c). process_info on another process reads the target's
- * fields in place, without changing anything, which is sound only while the
- * target cannot run at the same time: true with one scheduler (the caller is
- * the only process running), not in general with several. Counters and sizes
- * are single words (a stale value at worst), but links/monitors (arrays the
- * owner reallocates), the dictionary, initial_call and queued messages (terms
- * the owner's GC moves and its receives free) need the target suspended, or
- * an OTP-style request signal answered by the target itself, once schedulers
- * run in parallel.
+ * runs it, so nobody else may read its links, dictionary or queue while it
+ * might run. As in OTP, process_info on another process is therefore a
+ * request signal: erlang:process_info/1,2 (stdlib/erlang.mini) sends it with
+ * '$process_info_request'/3 and waits for the reply; the target answers it
+ * itself when it next drains its inbox (info_answer, called from proc.c), so
+ * the answer also reflects every signal the caller sent it before (an unlink,
+ * messages), in order. A target that dies first answers `undefined` from its
+ * exit path. On oneself, '$process_info'/1,2 answer directly.
  *
- * OTP answers process_info on another process in signal order: after the
- * signals the caller sent it before (an unlink, messages). With one scheduler
- * we get the same by draining the target's inbox on its behalf: it is not
- * running, its inbox only ever grows at the head (senders), and a non-empty
- * inbox means it was already woken, so this is what it would do itself next.
- * With several schedulers we must not (it may be draining at that moment):
- * then we read what it has already taken in, and its message_queue_len is its
- * private queue (mbox.len, one word) without the inbox, which the owner may
- * take and free under our feet. The SMP scheduler needs to offer a way to
- * hold a process still (or a request signal) to lift this.
+ * erlang:memory/0,1 still reads other processes' heap sizes in place: single
+ * words, stale at worst.
  */
 #include <gc.h>
 #include <stdatomic.h>
@@ -120,14 +111,20 @@ static Term info_initial_call(Process *p, Process *q) {
  * process that has not run yet sits in a start stub: its initial call. */
 static Term info_current_function(Process *p, Process *q) {
     Term mfa = mfa_of_pc(p, q->pc);
+    /* asked of oneself through erlang:process_info (stdlib/erlang.mini),
+     * which calls the BIF as its last act: the answer is its caller */
+    if (mfa != THE_NON_VALUE && tuple_elems(mfa)[0] == ATOM_TERM(erlang)) mfa = mfa_of_pc(p, q->cp);
     return mfa != THE_NON_VALUE ? mfa : info_initial_call(p, q);
 }
 
+/* q answers for itself: it is running if it is inside the emulator now;
+ * otherwise it is answering a request between time slices, and its state is
+ * how its last slice ended. */
 static Term info_status(Process *p, Process *q) {
-    if (q == p) return ATOM_TERM(running);
+    (void)p;
     if (q->exiting) return ATOM_TERM(exiting);
-    Message *in = atomic_load(&q->mbox.inbox);
-    return in == MAILBOX_WAITING ? ATOM_TERM(waiting) : ATOM_TERM(runnable);
+    if (sched_current() == q) return ATOM_TERM(running);
+    return q->waiting ? ATOM_TERM(waiting) : ATOM_TERM(runnable);
 }
 
 static Term info_message_queue_len(Process *p, Process *q) {
@@ -283,32 +280,6 @@ static Process *info_target(Process *p, Term pid) {
     return pid == p->pid ? p : proc_lookup(pid);
 }
 
-/* Brings q up to date with the signals and messages sent to it so far, when
- * that is safe (see the top of the file). */
-static void info_sync(Process *p, Process *q) {
-    if (q == p || sched_count() == 1) proc_drain(q);
-}
-
-static void info_done(Process *p, Process *q) {
-    if (q != p) proc_release(q);
-    if (p->exiting) p->reds = 0;    /* a drained signal killed us: stop soon */
-}
-
-Term bif_process_info_1(Process *p, Term *args) {
-    if (!is_pid(args[0])) BIF_ERROR(p, AM_badarg);
-    Process *q = info_target(p, args[0]);
-    if (!q) return AM_undefined;
-    info_sync(p, q);
-    ListBuilder b;
-    lb_init(&b);
-    if (q->reg_name != NIL) lb_add(p, &b, tuple2(p, ATOM_TERM(registered_name), q->reg_name));
-    for (int i = 0; i < NITEMS(default_items); i++)
-        lb_add(p, &b, tuple2(p, default_items[i].key, default_items[i].fn(p, q)));
-    info_done(p, q);
-    p->reds -= NITEMS(default_items);
-    return b.head;
-}
-
 /* Checks every item before looking at the process: a bad item is badarg
  * even for a dead process, as in OTP. */
 static int valid_items(Term items) {
@@ -318,23 +289,51 @@ static int valid_items(Term items) {
     return is_nil(items);
 }
 
-Term bif_process_info_2(Process *p, Term *args) {
-    Term items = args[1];
-    if (!is_pid(args[0]) || !valid_items(items)) BIF_ERROR(p, AM_badarg);
-    Process *q = info_target(p, args[0]);
-    if (!q) return AM_undefined;
-    info_sync(p, q);
-    Term r;
-    if (is_atom(items)) {
-        r = items == ATOM_TERM(registered_name) && q->reg_name == NIL ? NIL : info_pair(p, q, items);
-    } else {
+/* process_info/1 (all) or /2 (items) of p, computed by p itself. */
+Term info_answer(Process *p, Term items, int all) {
+    if (all) {
         ListBuilder b;
         lb_init(&b);
-        for (; is_list(items); items = list_tail(items)) lb_add(p, &b, info_pair(p, q, list_head(items)));
-        r = b.head;
+        if (p->reg_name != NIL) lb_add(p, &b, tuple2(p, ATOM_TERM(registered_name), p->reg_name));
+        for (int i = 0; i < NITEMS(default_items); i++)
+            lb_add(p, &b, tuple2(p, default_items[i].key, default_items[i].fn(p, p)));
+        return b.head;
     }
-    info_done(p, q);
+    if (is_atom(items))
+        return items == ATOM_TERM(registered_name) && p->reg_name == NIL ? NIL : info_pair(p, p, items);
+    ListBuilder b;
+    lb_init(&b);
+    for (; is_list(items); items = list_tail(items)) lb_add(p, &b, info_pair(p, p, list_head(items)));
+    return b.head;
+}
+
+/* erlang:'$process_info'(Self) and (Self, Items) */
+Term bif_process_info_self_1(Process *p, Term *args) {
+    if (args[0] != p->pid) BIF_ERROR(p, AM_badarg);
+    proc_drain(p);
+    Term r = info_answer(p, NIL, 1);
+    if (p->exiting) p->reds = 0;    /* a drained signal killed us: stop soon */
+    p->reds -= NITEMS(default_items);
     return r;
+}
+
+Term bif_process_info_self_2(Process *p, Term *args) {
+    if (args[0] != p->pid || !valid_items(args[1])) BIF_ERROR(p, AM_badarg);
+    proc_drain(p);
+    Term r = info_answer(p, args[1], 0);
+    if (p->exiting) p->reds = 0;
+    return r;
+}
+
+/* erlang:'$process_info_request'(Pid, Items, All): asks Pid for its info.
+ * Returns the reference its reply {Ref, Info} will carry, or `undefined`
+ * if Pid is not alive. */
+Term bif_process_info_request_3(Process *p, Term *args) {
+    int all = args[2] == AM_true;
+    if (!is_pid(args[0]) || (!all && !valid_items(args[1]))) BIF_ERROR(p, AM_badarg);
+    uint64_t ref = proc_new_ref();
+    if (proc_info_request(p, args[0], args[1], all, ref) < 0) return AM_undefined;
+    return make_ref_at(heap_alloc(p, REF_WORDS), ref);
 }
 
 /* ---- garbage_collect/1 ---- */

@@ -27,6 +27,8 @@
 #include "literal.h"
 #include "proc.h"
 #include "timer.h"
+#include "binary.h"
+#include "gc.h"
 
 #define MAX_TRACE_DEPTH 8          /* frames in a stack trace, as Erlang's default */
 
@@ -293,6 +295,7 @@ L_bif: {
     p->live = (int)pc[3];
     p->reds = reds;
     p->pc = pc;                      /* where we are, for process_info */
+    p->cp = cp;
     Term r = b->fn(p, args);
     reds = p->reds;
     if (r == THE_NON_VALUE) {
@@ -470,6 +473,39 @@ L_select_val: {
 L_jump:
     FAIL_TO(pc[1]);
 
+/* ---- binaries (binary.c does the work) ---- */
+L_bs_create: {
+    UWord n = pc[4];
+    if (binary_gc_due(p)) reds -= (SWord)gc_collect(p, 0, (int)pc[2], 0);
+    Term small_ops[96], *ops = n <= 96 ? small_ops : malloc(n * sizeof(Term));
+    if (!ops) { fputs("mini: out of memory\n", stderr); abort(); }
+    for (UWord i = 0; i < n; i++) ops[i] = SRC(pc[5 + i]);
+    Term r = bs_create(p, ops, n);
+    if (ops != small_ops) free(ops);
+    if (r == THE_NON_VALUE) {
+        if (pc[1]) FAIL_TO(pc[1]);
+        RAISE();
+    }
+    DST(pc[3]) = r;
+    DISPATCH(5 + n);
+}
+L_bs_start_match: {
+    Term r = bs_start_match(p, SRC(pc[2]));
+    if (r == THE_NON_VALUE) FAIL_TO(pc[1]);
+    DST(pc[3]) = r;
+    DISPATCH(4);
+}
+L_bs_get: {
+    Term r = bs_get(p, SRC(pc[2]), SRC(pc[3]), SRC(pc[4]));
+    if (r == THE_NON_VALUE) FAIL_TO(pc[1]);
+    DST(pc[5]) = r;
+    DISPATCH(6);
+}
+L_bs_match_string:
+    TEST(bs_match_string(SRC(pc[2]), SRC(pc[3])), 4);
+L_bs_test_tail:
+    TEST(bs_at_end(SRC(pc[2])), 3);
+
 L_badmatch:
     ERROR(tuple2(p, ATOM_TERM(badmatch), SRC(pc[1])));
 L_case_end:
@@ -612,6 +648,7 @@ do_call_export:
         p->live = arity;
         p->reds = reds;
         p->pc = pc;                  /* where we are, for process_info */
+        p->cp = cp;
         Term r = ep->bif->fn(p, x);
         reds = p->reds;
         if (r == THE_NON_VALUE) {

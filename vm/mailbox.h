@@ -35,7 +35,8 @@ typedef enum {
     SIG_MONITOR,       /* from, ref                                          */
     SIG_DEMONITOR,     /* from, ref                                          */
     SIG_TIMEOUT,       /* ref: the wait it ends                              */
-    SIG_GC             /* garbage_collect(Pid): collect before running again */
+    SIG_GC,            /* garbage_collect(Pid): collect before running again */
+    SIG_INFO           /* from, ref, term: items; link: 1 for process_info/1 */
 } MessageKind;
 
 typedef struct Message {

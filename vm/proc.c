@@ -30,6 +30,7 @@
 #include "print.h"
 #include "sched.h"
 #include "bif_io.h"
+#include "binary.h"
 
 static _Atomic(Process *) table[PROCESS_LIMIT];
 static atomic_uint_fast64_t next_pid = 1;
@@ -73,7 +74,11 @@ static Message *message_copy_kind(Term t, int kind) {
     return m;
 }
 
-void proc_message_free(Message *m) { heap_frag_free(m->frag); }
+void proc_message_free(Message *m) {
+    /* binaries: an unreceived message drops its references to shared bytes */
+    binary_release_region(m->frag->mem, m->frag->mem + m->frag->used);
+    heap_frag_free(m->frag);
+}
 #define message_free proc_message_free
 
 Message *proc_message_copy(Term t) { return message_copy_kind(t, MSG_PLAIN); }
@@ -285,6 +290,32 @@ void proc_exit_signal(Process *p, Term pid, Term reason) {
     send_exit(p->pid, pid, reason, 0);
 }
 
+int proc_info_request(Process *p, Term pid, Term items, int all, uint64_t ref) {
+    Message *m = message_copy_kind(items, SIG_INFO);
+    m->from = p->pid;
+    m->ref = ref;
+    m->link = all;
+    return proc_deliver(pid, m);
+}
+
+/* {Ref, Info} to whoever asked */
+static void info_reply(Term to, uint64_t ref, Term info, Process *heap_owner) {
+    Term *hp = heap_owner ? heap_alloc(heap_owner, 3 + REF_WORDS) : NULL;
+    if (!hp) {
+        /* a dying process answers `undefined` from a fragment of its own */
+        Message *m = message_alloc(3 + REF_WORDS);
+        hp = m->frag->mem;
+        Term r = make_ref_at(hp + 3, ref);
+        hp[0] = make_tuple_header(2); hp[1] = r; hp[2] = info;
+        m->term = make_boxed(hp);
+        proc_deliver(to, m);
+        return;
+    }
+    Term r = make_ref_at(hp + 3, ref);
+    hp[0] = make_tuple_header(2); hp[1] = r; hp[2] = info;
+    proc_send(heap_owner, to, make_boxed(hp));
+}
+
 void proc_timeout(Term pid, uint64_t ref) {
     send_signal(NIL, pid, SIG_TIMEOUT, ref);
 }
@@ -335,6 +366,9 @@ static int handle_signal(Process *p, Message *m) {
     case SIG_GC:            /* the scheduler collects: it knows the live registers */
         p->gc_requested = 1;
         break;
+    case SIG_INFO:
+        info_reply(m->from, m->ref, info_answer(p, m->term, m->link), p);
+        break;
     }
     message_free(m);
     return 0;
@@ -380,6 +414,7 @@ Term proc_spawn(Process *parent, Term module, Term fun, Term args, int link, int
         size_t n = copy_size(fun);
         hp = heap_alloc(c, n);
         c->x[0] = copy_term(fun, hp);
+        binary_adopt(c, hp, hp + n);
         c->x[1] = NIL;
         e = export_get(ATOM_TERM(erlang), ATOM_TERM(apply), 2);
         arity = 2;
@@ -396,6 +431,7 @@ Term proc_spawn(Process *parent, Term module, Term fun, Term args, int link, int
             size_t n = copy_size(list_head(l));
             hp = heap_alloc(c, n);
             c->x[arity++] = copy_term(list_head(l), hp);
+            binary_adopt(c, hp, hp + n);
         }
         e = export_get(module, fun, arity);
         hp = heap_alloc(c, 4);
@@ -533,6 +569,7 @@ void proc_exit(Process *p, Term reason, int report) {
         next = m->next;
         if (m->kind == SIG_LINK) send_exit(p->pid, m->from, reason, 1);
         else if (m->kind == SIG_MONITOR) send_down(m->from, m->ref, p->pid, reason);
+        else if (m->kind == SIG_INFO) info_reply(m->from, m->ref, ATOM_TERM(undefined), NULL);
         message_free(m);
     }
     for (int i = 0; i < p->nlinks; i++) send_exit(p->pid, p->links[i], reason, 1);

@@ -75,6 +75,12 @@ uint64_t proc_new_ref(void);
 Term make_ref_at(Term *hp, uint64_t n);
 uint64_t ref_number(Term ref);
 
+/* process_info on another process: asks pid (SIG_INFO) to send p its
+ * answer as {Ref, Info}; -1 if pid is not alive. info_answer (bif_info.c)
+ * computes a process's own info when it handles the request. */
+int proc_info_request(Process *p, Term pid, Term items, int all, uint64_t ref);
+Term info_answer(Process *p, Term items, int all);
+
 /* Delivers a SIG_TIMEOUT for wait `ref` to pid (the timer wheel calls it). */
 void proc_timeout(Term pid, uint64_t ref);
 

@@ -105,6 +105,12 @@ typedef struct Process {
     int timed_out;             /* that timer fired                            */
     UWord context_switches;
     int gc_requested;          /* garbage_collect(Pid) asked: collect before running */
+    int waiting;               /* its last time slice ended in receive        */
+    /* binaries (binary.h): the MSO list of this process's ProcBins, and the
+     * bytes they refer to, which make a collection due when they grow */
+    Term *mso;                 /* first ProcBin's header, NULL at the end     */
+    size_t bin_vheap;          /* bytes referred to by the list               */
+    size_t bin_vheap_limit;    /* collect when bin_vheap exceeds it (0: 1 MB) */
 } Process;
 
 /* A monitor this process holds on another (out) or another holds on it (in). */

@@ -76,6 +76,9 @@ static _Atomic int global_count;
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int nsleeping;
 static _Atomic int nspinning;
+/* threads outside the schedulers that may still send (the shell's reader):
+ * while there are any, every process waiting is no deadlock */
+static _Atomic int nexternal;
 
 /* the end of the run */
 static _Atomic int finished;
@@ -312,6 +315,8 @@ static Process *idle(Scheduler *s, SWord *budget) {
     s->chain_reds = 0;
     if (!smp_enabled) {
         int64_t wait = timer_next_due();
+        /* the shell's reader may send at any time: look every 20 ms */
+        if (atomic_load(&nexternal) > 0 && (wait < 0 || wait > 20000)) wait = 20000;
         if (wait < 0) {
             fprintf(stderr, "mini: deadlock: every process waits in receive and no timer is set\n");
             exit_status = 2;
@@ -343,7 +348,8 @@ static Process *idle(Scheduler *s, SWord *budget) {
     if (any_work() || atomic_load(&finished)) { pthread_mutex_unlock(&idle_lock); return NULL; }
     int64_t wait = timer_next_due();
     int others_awake = nscheds - 1 - atomic_load(&nsleeping);
-    if (wait < 0 && others_awake == 0 && s->id < atomic_load(&nonline)) {
+    if (wait < 0 && others_awake == 0 && s->id < atomic_load(&nonline) &&
+        atomic_load(&nexternal) == 0) {
         fprintf(stderr, "mini: deadlock: every process waits in receive and no timer is set\n");
         exit_status = 2;
         atomic_store(&finished, 1);
@@ -370,6 +376,14 @@ static Process *idle(Scheduler *s, SWord *budget) {
     pthread_mutex_unlock(&idle_lock);
     return NULL;
 }
+
+/* ---- senders outside the schedulers (the shell's reader thread) ---- */
+
+void sched_external_source(int delta) { atomic_fetch_add(&nexternal, delta); }
+
+/* After such a thread delivered a message: wake sleepers under idle_lock,
+ * so the wake-up cannot slip between a sleeper's last look and its wait. */
+void sched_external_wake(void) { if (smp_enabled) wake_all(); }
 
 /* ---- running ---- */
 
@@ -399,6 +413,7 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
         p->context_switches++;
     }
     int is_main = p->pid == main_pid;
+    p->waiting = r == RUN_WAIT;
     switch (r) {
     case RUN_YIELD:
         runq_put(s, p);
