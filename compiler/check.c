@@ -688,3 +688,26 @@ int check_module(Module *m)
         diag_error(m->file, m->src, m->srclen, c.diags[i].line, c.diags[i].col, "%s", c.diags[i].msg);
     return c.ndiags;
 }
+
+/* The shell (vm/shell_eval.c): checks a body of expressions against a module
+ * holding no functions, with `bound` already bound. Prints the errors like
+ * check_module; returns their number. *after/*nafter get the names bound
+ * (and safe) once the body has run, so the shell can keep them. */
+int check_exprs(Module *m, Expr **body, int n, const char **bound, int nbound,
+                const char ***after, int *nafter)
+{
+    Checker c = { .m = m };
+    Env env = { NULL, 0, 0 };
+    for (int i = 0; i < nbound; i++) env_bind(&env, bound[i]);
+    check_body(&c, &env, body, n);
+    if (c.ndiags) qsort(c.diags, (size_t)c.ndiags, sizeof *c.diags, check_diag_cmp);
+    for (int i = 0; i < c.ndiags; i++)
+        diag_error(m->file, m->src, m->srclen, c.diags[i].line, c.diags[i].col, "%s", c.diags[i].msg);
+    const char **names = GC_MALLOC(sizeof *names * (size_t)(env.n + 1));
+    int k = 0;
+    for (int i = 0; i < env.n; i++)
+        if (!env.v[i].what && strcmp(env.v[i].name, "_") != 0) names[k++] = env.v[i].name;
+    *after = names;
+    *nafter = k;
+    return c.ndiags;
+}

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include "frontend.h"
 
+__thread void (*diag_hook)(void *ctx, int line, int col, const char *msg);
+__thread void *diag_hook_ctx;
+
 void diag_error(const char *file, const char *src, size_t srclen,
                 int line, int col, const char *fmt, ...)
 {
@@ -17,6 +20,7 @@ void diag_error(const char *file, const char *src, size_t srclen,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (diag_hook) { diag_hook(diag_hook_ctx, line, col, msg); return; }
 
     const char *p = src, *end = src ? src + srclen : NULL;
     int l = 1;

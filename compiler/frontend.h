@@ -24,6 +24,16 @@ Expr **parse_exprs(const char *file, const char *src, size_t len, int *nexprs,
 
 /* Checks a parsed module; prints each error; returns the number of errors. */
 int check_module(Module *m);
+/* Checks the shell's expressions with `bound` names bound (m gives the file
+ * name and source for messages); *after gets the names bound afterwards. */
+int check_exprs(Module *m, Expr **body, int n, const char **bound, int nbound,
+                const char ***after, int *nafter);
+
+/* When set (per thread: the shell compiles on a scheduler), diag_error hands
+ * each message here instead of printing it, so the shell can print
+ * `* line:col: message` as erl's shell does. */
+extern __thread void (*diag_hook)(void *ctx, int line, int col, const char *msg);
+extern __thread void *diag_hook_ctx;
 
 /* Prints `file:line:col: message`, the source line and a caret under col. */
 void diag_error(const char *file, const char *src, size_t srclen,

@@ -13,19 +13,36 @@
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Set (under out_lock) by the shell's reader while readline shows a prompt:
+ * `before` takes the prompt and the half-typed line off the screen, `after`
+ * puts them back below the text just written (shell_reader.c). */
+static IoHook hook_before, hook_after;
+
+void io_lock(void) { pthread_mutex_lock(&out_lock); }
+void io_unlock(void) { pthread_mutex_unlock(&out_lock); }
+
+void io_set_hooks_locked(IoHook before, IoHook after) {
+    hook_before = before;
+    hook_after = after;
+}
+
 void io_write_out(const char *s, size_t n) {
     pthread_mutex_lock(&out_lock);
+    if (hook_before && n) hook_before(s, n);
     if (n) fwrite(s, 1, n, stdout);
     fflush(stdout);
+    if (hook_after && n) hook_after(s, n);
     pthread_mutex_unlock(&out_lock);
 }
 
 /* Error reports: the same lock, so a report never splits a line of output. */
 void io_write_err(const char *s, size_t n) {
     pthread_mutex_lock(&out_lock);
+    if (hook_before && n) hook_before(s, n);
     fflush(stdout);
     if (n) fwrite(s, 1, n, stderr);
     fflush(stderr);
+    if (hook_after && n) hook_after(s, n);
     pthread_mutex_unlock(&out_lock);
 }
 
@@ -58,6 +75,26 @@ static Term do_format(Process *p, Term fmt, Term args) {
 }
 
 Term bif_io_format_1(Process *p, Term *args) { return do_format(p, args[0], NIL); }
+
+/* io:format(Device, Format, Args): standard_error goes to stderr (the
+ * shell's -eval reports there); standard_io and user to stdout. */
+Term bif_io_format_3(Process *p, Term *args) {
+    Term dev = args[0];
+    if (dev != atom_intern_cstr("standard_error")) {
+        if (dev != atom_intern_cstr("standard_io") && dev != atom_intern_cstr("user") && !is_pid(dev))
+            BIF_ERROR(p, AM_badarg);
+        return do_format(p, args[1], args[2]);
+    }
+    OutBuf b;
+    ob_init(&b);
+    if (format_run(&b, args[1], args[2]) < 0) {
+        ob_free(&b);
+        BIF_ERROR(p, AM_badarg);
+    }
+    io_write_err(b.buf, b.len);
+    ob_free(&b);
+    return AM_ok;
+}
 
 Term bif_io_format_2(Process *p, Term *args) { return do_format(p, args[0], args[1]); }
 

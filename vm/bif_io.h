@@ -11,6 +11,13 @@ void io_write_out(const char *s, size_t n);
 /* Flushes stdout and stderr under the output lock. */
 void io_write_err(const char *s, size_t n);
 void io_flush(void);
+/* The shell's reader (shell_reader.c) takes the same lock around readline,
+ * and while a prompt is shown installs hooks that run, under the lock,
+ * before and after each write (given the text), to redraw the prompt. */
+typedef void (*IoHook)(const char *s, size_t n);
+void io_lock(void);
+void io_unlock(void);
+void io_set_hooks_locked(IoHook before, IoHook after);
 /* Flushes and ends the program with this status (halt/0,1). */
 void io_halt(int status) __attribute__((noreturn));
 

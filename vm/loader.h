@@ -16,6 +16,13 @@ void module_init(const char *argv0);
 /* Compiles and loads one file, whatever its module name. NULL on errors. */
 LoadedModule *module_load_file(const char *path);
 void module_register(LoadedModule *lm);
+/* For the shell: loads compiled code under the load lock; compiles and
+ * loads mod again from the code path (-1 not found, 0 errors, 1 done);
+ * the i-th loaded module and code path directory, NULL past the end. */
+LoadedModule *module_load_compiled(const struct CodeModule *cm);
+int module_reload(Term mod);
+LoadedModule *module_nth(int i);
+const char *module_path_nth(int i);
 /* Reads a whole file into Boehm memory (NUL-terminated); NULL on failure. */
 char *module_read_file(const char *path, size_t *len);
 

@@ -1,11 +1,20 @@
-/* main.c — the `mini` command: flags, then run a file's main function.
+/* main.c — the `mini` command: flags as erl takes them, then the shell, a
+ * file's main function, or the -s/-eval/-run sequence.
  *
+ *   mini                               the interactive shell (stdlib/shell.mini)
  *   mini [flags] file.mini [args...]   compile file.mini, call main/1 with the
  *                                      arguments as strings (or main/0)
  *   mini -S file.mini                  print the module's bytecode
+ *   mini -noshell -s M F A... -eval E  run those in order, then stop
  *
- * Flags follow erl's: +S N, -smp disable|enable, +A N, -pa DIR. Bad flags get
- * a usage message and exit status 2.
+ * Without a file the first process is init:start(Actions, Shell)
+ * (stdlib/init.mini): it runs each -s/-eval/-run action in order and then,
+ * unless -noshell, becomes the shell. The VM ends when that first process
+ * ends (q(), Ctrl-D, the end of piped input, or the last action with
+ * -noshell), or at halt/0,1 with its status. Unlike erl, `-noshell` without
+ * a halt does not keep the VM alive once the actions have returned.
+ *
+ * Bad flags get a short usage on stderr and exit status 2.
  */
 #include <gc.h>
 #include <stdio.h>
@@ -22,6 +31,7 @@
 #include "frontend.h"
 #include "proc.h"
 #include "sched.h"
+#include "shell.h"
 #include "timer.h"
 #include "bif_io.h"
 
@@ -30,18 +40,23 @@
 static void usage(FILE *f) {
     fprintf(f,
         "usage: mini [flags] [file.mini [args...]]\n"
-        "  -S file.mini      print the module's bytecode\n"
-        "  -pa DIR           add DIR to the code path\n"
-        "  +S N              number of scheduler threads\n"
-        "  -smp disable      one scheduler, no SMP machinery\n"
-        "  +A N              number of async driver threads\n"
-        "  --version         print the version\n"
-        "  --help            this text\n");
+        "  (no file)           start the interactive shell\n"
+        "  -S file.mini        print the module's bytecode\n"
+        "  -pa DIR             add DIR to the code path\n"
+        "  +S N | +S N:M       scheduler threads (N), of which M online\n"
+        "  -smp disable|enable one scheduler and no SMP machinery, or the default\n"
+        "  +A N                number of async driver threads\n"
+        "  -noshell            no shell: run the actions below, then stop\n"
+        "  -s Mod [Fun [Arg...]]  call Mod:Fun([Arg...]) (atoms; Fun defaults to start)\n"
+        "  -run Mod [Fun [Arg...]] the same with the arguments as strings\n"
+        "  -eval Expr          evaluate the expressions Expr\n"
+        "  --version           print the version\n"
+        "  --help              this text\n");
 }
 
-static int bad_flag(const char *flag) {
-    fprintf(stderr, "mini: bad flag: %s\n", flag);
-    usage(stderr);
+static int bad_flag(const char *flag, const char *why) {
+    fprintf(stderr, "mini: %s: %s\n", why, flag);
+    fprintf(stderr, "usage: mini [flags] [file.mini [args...]]   (mini --help lists the flags)\n");
     return 2;
 }
 
@@ -51,95 +66,53 @@ static int is_count(const char *s) {
     return 1;
 }
 
-/* A list of strings (lists of character codes) on p's heap. */
-static Term make_args(Process *p, int argc, char **argv) {
-    Term list = NIL;
-    for (int i = argc - 1; i >= 0; i--) {
-        size_t n = strlen(argv[i]);
-        Term s = NIL;
-        Term *hp = heap_alloc(p, 2 * n + 2);
-        for (size_t j = n; j-- > 0;) {
-            hp[0] = make_small((unsigned char)argv[i][j]);
-            hp[1] = s;
-            s = make_list(hp);
-            hp += 2;
-        }
-        hp[0] = s; hp[1] = list;
-        list = make_list(hp);
+/* ---- building terms on a scratch heap (copied when the process spawns) ---- */
+
+static Term make_string(Process *p, const char *s) {
+    size_t n = strlen(s);
+    Term r = NIL;
+    Term *hp = heap_alloc(p, 2 * n + 1);
+    for (size_t j = n; j-- > 0;) {
+        hp[0] = make_small((unsigned char)s[j]);
+        hp[1] = r;
+        r = make_list(hp);
+        hp += 2;
     }
+    return r;
+}
+
+static Term cons(Process *p, Term h, Term t) {
+    Term *hp = heap_alloc(p, 2);
+    hp[0] = h; hp[1] = t;
+    return make_list(hp);
+}
+
+static Term tuple(Process *p, int n, const Term *v) {
+    Term *hp = heap_alloc(p, (size_t)n + 1);
+    hp[0] = make_tuple_header(n);
+    for (int i = 0; i < n; i++) hp[i + 1] = v[i];
+    return make_boxed(hp);
+}
+
+/* A list of strings, or of atoms. */
+static Term make_args(Process *p, int argc, char **argv, int atoms) {
+    Term list = NIL;
+    for (int i = argc - 1; i >= 0; i--)
+        list = cons(p, atoms ? atom_intern_cstr(argv[i]) : make_string(p, argv[i]), list);
     return list;
 }
 
-/* Runs M:main(Args) (or M:main()) as the first process, and every process
- * it starts, until it ends; returns the exit status. */
-static int run_main(Term module, int arity, int argc, char **argv) {
-    Term args = NIL;
-    Process *tmp = NULL;
-    if (arity == 1) {
-        tmp = process_new_memory(MIN_HEAP_SIZE);
-        args = make_args(tmp, argc, argv);
-        Term *hp = heap_alloc(tmp, 2);
-        hp[0] = args; hp[1] = NIL;
-        args = make_list(hp);
-    }
+/* Runs module:fun(args) as the first process, and every process it starts,
+ * until it ends; returns the exit status. */
+static int run_first(Term module, Term fun, Term args) {
     uint64_t ref;
-    Term pid = proc_spawn(NULL, module, ATOM_TERM(main), args, 0, 0, &ref);
-    if (tmp) process_free_memory(tmp);
+    Term pid = proc_spawn(NULL, module, fun, args, 0, 0, &ref);
     int status = sched_run(pid);
     io_flush();
     return status == 0 ? 0 : 1;
 }
 
-int main(int argc, char **argv) {
-    GC_INIT();
-    atom_init();
-    timer_init();
-    proc_init();
-    module_init(argv[0]);
-    int show_code = 0;
-    int schedulers = (int)sysconf(_SC_NPROCESSORS_ONLN), online = -1, smp = 1;
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-S") == 0) show_code = 1;
-        else if (strcmp(a, "-pa") == 0) {
-            if (i + 1 >= argc) return bad_flag(a);
-            module_add_path(argv[++i]);
-        } else if (strcmp(a, "+S") == 0) {
-            /* +S N or +S N:M (schedulers : online) */
-            if (i + 1 >= argc) return bad_flag(a);
-            char *colon = strchr(argv[i + 1], ':');
-            if (colon) *colon = 0;
-            if (!is_count(argv[i + 1]) || (colon && !is_count(colon + 1))) return bad_flag(a);
-            schedulers = atoi(argv[i + 1]);
-            online = colon ? atoi(colon + 1) : -1;
-            if (schedulers < 1 || schedulers > 64 || online == 0 || online > schedulers)
-                return bad_flag(a);
-            i++;
-        } else if (strcmp(a, "+A") == 0) {
-            if (i + 1 >= argc || !is_count(argv[i + 1])) return bad_flag(a);
-            i++;
-        } else if (strcmp(a, "-smp") == 0) {
-            if (i + 1 >= argc || (strcmp(argv[i + 1], "disable") && strcmp(argv[i + 1], "enable")))
-                return bad_flag(a);
-            smp = strcmp(argv[i + 1], "enable") == 0;
-            i++;
-        } else if (strcmp(a, "-noshell") == 0) {
-        } else if (strcmp(a, "--version") == 0) {
-            printf("Mini %s\n", MINI_VERSION);
-            return 0;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (a[0] == '-' || a[0] == '+') return bad_flag(a);
-        else break;
-    }
-    if (i >= argc) {
-        printf("Mini %s\nThe interactive shell is not built yet; run a file: mini file.mini\n",
-               MINI_VERSION);
-        return 0;
-    }
-    const char *file = argv[i++];
+static int run_file(const char *file, int show_code, int argc, char **argv) {
     if (show_code) {
         size_t len;
         char *src = module_read_file(file, &len);
@@ -160,7 +133,109 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: no exported main/0 or main/1\n", file);
         return 1;
     }
+    Process *tmp = process_new_memory(MIN_HEAP_SIZE);
+    Term args = arity == 1 ? cons(tmp, make_args(tmp, argc, argv, 0), NIL) : NIL;
+    int st = run_first(lm->name, ATOM_TERM(main), args);
+    process_free_memory(tmp);
+    return st;
+}
+
+int main(int argc, char **argv) {
+    GC_INIT();
+    atom_init();
+    timer_init();
+    proc_init();
+    module_init(argv[0]);
+    int show_code = 0, noshell = 0;
+    int schedulers = (int)sysconf(_SC_NPROCESSORS_ONLN), online = -1, smp = 1, async = 0;
+    if (schedulers < 1) schedulers = 1;
+    if (schedulers > 64) schedulers = 64;
+    /* -s/-eval/-run in order, as a Mini list built on a scratch heap */
+    Process *tmp = process_new_memory(MIN_HEAP_SIZE);
+    Term actions = NIL, *last = &actions;
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-S") == 0) show_code = 1;
+        else if (strcmp(a, "-pa") == 0) {
+            if (i + 1 >= argc) return bad_flag(a, "missing directory after");
+            module_add_path(argv[++i]);
+        } else if (strcmp(a, "+S") == 0) {
+            /* +S N or +S N:M (schedulers : online) */
+            if (i + 1 >= argc) return bad_flag(a, "missing count after");
+            char *colon = strchr(argv[i + 1], ':');
+            if (colon) *colon = 0;
+            if (!is_count(argv[i + 1]) || (colon && !is_count(colon + 1)))
+                return bad_flag(argv[i + 1], "bad scheduler count");
+            schedulers = atoi(argv[i + 1]);
+            online = colon ? atoi(colon + 1) : -1;
+            if (schedulers < 1 || schedulers > 64 || online == 0 || online > schedulers)
+                return bad_flag(argv[i + 1], "bad scheduler count (1..64, online <= total)");
+            i++;
+        } else if (strcmp(a, "+A") == 0) {
+            if (i + 1 >= argc || !is_count(argv[i + 1]) || atoi(argv[i + 1]) > 1024)
+                return bad_flag(a, "+A needs a count 0..1024");
+            async = atoi(argv[++i]);
+        } else if (strcmp(a, "-smp") == 0) {
+            if (i + 1 >= argc || (strcmp(argv[i + 1], "disable") && strcmp(argv[i + 1], "enable")))
+                return bad_flag(a, "-smp takes disable or enable");
+            smp = strcmp(argv[i + 1], "enable") == 0;
+            i++;
+        } else if (strcmp(a, "-noshell") == 0) {
+            noshell = 1;
+        } else if (strcmp(a, "-s") == 0 || strcmp(a, "-run") == 0) {
+            /* -s Mod [Fun [Args...]]: the words up to the next flag */
+            int is_run = a[1] == 'r';
+            if (i + 1 >= argc || argv[i + 1][0] == '-' || argv[i + 1][0] == '+')
+                return bad_flag(a, "missing module after");
+            int j = i + 1;
+            while (j < argc && argv[j][0] != '-' && argv[j][0] != '+') j++;
+            Term v[4];
+            v[0] = atom_intern_cstr(is_run ? "run" : "s");
+            v[1] = atom_intern_cstr(argv[i + 1]);
+            v[2] = atom_intern_cstr(j > i + 2 ? argv[i + 2] : "start");
+            v[3] = j > i + 3 ? make_args(tmp, j - (i + 3), argv + i + 3, !is_run) : NIL;
+            Term act = tuple(tmp, 4, v);
+            if (j <= i + 3) {   /* no arguments: M:F(), as erl calls it */
+                Term w[3] = { v[0], v[1], v[2] };
+                act = tuple(tmp, 3, w);
+            }
+            *last = cons(tmp, act, NIL);
+            last = &list_ptr(*last)[1];
+            i = j - 1;
+        } else if (strcmp(a, "-eval") == 0) {
+            if (i + 1 >= argc) return bad_flag(a, "missing expression after");
+            Term v[2] = { atom_intern_cstr("eval"), make_string(tmp, argv[++i]) };
+            *last = cons(tmp, tuple(tmp, 2, v), NIL);
+            last = &list_ptr(*last)[1];
+        } else if (strcmp(a, "--version") == 0 || strcmp(a, "-version") == 0) {
+            printf("Mini %s\n", MINI_VERSION);
+            return 0;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (a[0] == '-' || a[0] == '+') return bad_flag(a, "unknown flag");
+        else break;
+    }
     sched_init(schedulers, smp);
     if (online > 0) sched_set_online(online);
-    return run_main(lm->name, arity, argc - i, argv + i);
+
+    if (i < argc) {
+        process_free_memory(tmp);
+        return run_file(argv[i], show_code, argc - i - 1, argv + i + 1);
+    }
+    if (show_code) return bad_flag("-S", "no file to show after");
+
+    char banner[160];
+    if (smp)
+        snprintf(banner, sizeof banner, "Mini %s [smp:%d:%d] [async-threads:%d]", MINI_VERSION,
+                 sched_count(), sched_online(), async);
+    else
+        snprintf(banner, sizeof banner, "Mini %s [smp disabled] [async-threads:%d]", MINI_VERSION, async);
+    if (!noshell) shell_reader_start(banner);
+    Term v[2] = { actions, noshell ? AM_false : AM_true };
+    Term args = cons(tmp, v[0], cons(tmp, v[1], NIL));
+    int st = run_first(atom_intern_cstr("init"), atom_intern_cstr("start"), args);
+    process_free_memory(tmp);
+    return st;
 }

@@ -172,6 +172,49 @@ static int try_dir(const char *dir, const char *name, Term mod) {
     return compile_and_load(shown, src, len, mod) != NULL;
 }
 
+/* Finds mod on the code path and loads it, even if already loaded (the
+ * shell's l/1). Call with load_lock held. */
+static int load_from_path(Term mod) {
+    size_t len;
+    const char *name = atom_name(mod, &len);
+    int r = -1;
+    if (strchr(name, '/') == NULL) {
+        r = try_dir(".", name, mod);
+        for (int i = 0; r < 0 && i < npaths; i++) r = try_dir(paths[i], name, mod);
+        for (int i = 0; r < 0 && i < 2; i++)
+            if (default_paths[i]) r = try_dir(default_paths[i], name, mod);
+    }
+    return r;
+}
+
+int module_reload(Term mod) {
+    pthread_mutex_lock(&load_lock);
+    int r = load_from_path(mod);
+    pthread_mutex_unlock(&load_lock);
+    return r;
+}
+
+LoadedModule *module_load_compiled(const struct CodeModule *cm) {
+    pthread_mutex_lock(&load_lock);
+    LoadedModule *lm = loader_load(cm);
+    pthread_mutex_unlock(&load_lock);
+    return lm;
+}
+
+LoadedModule *module_nth(int i) {
+    pthread_mutex_lock(&load_lock);
+    LoadedModule *lm = i >= 0 && i < nmodules ? modules[i] : NULL;
+    pthread_mutex_unlock(&load_lock);
+    return lm;
+}
+
+const char *module_path_nth(int i) {
+    if (i == 0) return ".";
+    if (i - 1 < npaths) return paths[i - 1];
+    i -= 1 + npaths;
+    return i < 2 ? default_paths[i] : NULL;
+}
+
 int module_ensure_loaded(Term mod) {
     pthread_mutex_lock(&load_lock);
     int ok = module_find(mod) != NULL;

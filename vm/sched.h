@@ -32,5 +32,10 @@ void sched_set_online(int n);
 UWord sched_run_queue_length(void);
 UWord sched_context_switches(void);
 UWord sched_total_reductions(void);
+/* A thread outside the schedulers that sends messages (the shell's reader)
+ * registers with +1 (and -1 when done), so waiting for it is no deadlock,
+ * and calls sched_external_wake() after each delivery. */
+void sched_external_source(int delta);
+void sched_external_wake(void);
 
 #endif
