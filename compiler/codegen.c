@@ -684,6 +684,7 @@ int cg_pred(Fn *f, Expr *e, int tail) {
     }
     case E_BLOCK: return pred_body(f, e->body, e->nbody, tail);
     case E_CASE:
+    case E_BIN: return cg_bin_pred(f, e);
         if (cg_pred(f, e->a, 0)) return 1;
         /* fall through */
     case E_IF:
@@ -958,7 +959,8 @@ void cg_expr(Fn *f, Expr *e, int tail, UWord dest) {
     case E_LC: cg_lc(f, e, tail, dest); return;
     case E_RECORD: case E_RECORD_UPDATE: case E_RECORD_FIELD: unsupported(f, e, "records"); break;
     case E_MAP: case E_MAP_UPDATE: unsupported(f, e, "maps"); break;
-    case E_BIN: case E_BIN_LC: unsupported(f, e, "binaries"); break;
+    case E_BIN: cg_bin_construct(f, e, dest); break;           /* codegen_bin.c */
+    case E_BIN_LC: unsupported(f, e, "binary comprehensions"); break;
     default: cg_error(f, e->line, e->col, "internal: unexpected expression"); break;
     }
     if (tail) cg_return(f);

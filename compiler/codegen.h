@@ -176,4 +176,10 @@ void cg_fun(Fn *f, Expr *e, UWord dest);
 void cg_funref(Fn *f, Expr *e, UWord dest);
 void cg_shortcircuit(Fn *f, Expr *e, int tail, UWord dest);
 
+/* codegen_bin.c (binaries) */
+void cg_bin_construct(Fn *f, Expr *e, UWord dest);
+void cg_bin_match(Fn *f, Expr *p, UWord src, int fail);
+int cg_bin_pred(Fn *f, Expr *e);
+int cg_bin_guard_expr(Fn *f, Expr *e);
+
 #endif

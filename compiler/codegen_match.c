@@ -110,7 +110,7 @@ void cg_match(Fn *f, Expr *p, UWord src, int fail) {
             goto done;
         case E_RECORD: case E_RECORD_FIELD: case E_RECORD_UPDATE: unsupported(f, p, "records"); goto done;
         case E_MAP: case E_MAP_UPDATE: unsupported(f, p, "maps"); goto done;
-        case E_BIN: unsupported(f, p, "binaries"); goto done;
+        case E_BIN: cg_bin_match(f, p, src, fail); goto done;   /* codegen_bin.c */
         default:
             cg_error(f, p->line, p->col, "illegal pattern");
             goto done;
@@ -329,6 +329,7 @@ int cg_is_guard_expr(Fn *f, Expr *e) {
     case E_BINOP:
         if (e->op == OP_SEND || e->op == OP_APPEND || e->op == OP_SUBTRACT) return 0;
         return cg_is_guard_expr(f, e->a) && cg_is_guard_expr(f, e->b);
+    case E_BIN: return cg_bin_guard_expr(f, e);
     case E_UNOP: return cg_is_guard_expr(f, e->a);
     case E_ANDALSO: case E_ORELSE: return cg_is_guard_expr(f, e->a) && cg_is_guard_expr(f, e->b);
     case E_CALL: {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "copy.h"
+#include "binary.h"
 
 /* Words of payload that are not terms, for a boxed object's header. Funs
  * keep their FunEntry pointer raw and their free variables as terms. */
@@ -20,9 +21,12 @@ static size_t raw_words(Term header) {
     case BOXED_TUPLE: return 0;
     case BOXED_FUN: return 1;
     case BOXED_MAP: return 0;
+    case BOXED_SUB_BIN: return 2;   /* binaries: [bit size][bit offset][orig term] */
     default: return header_arity(header);
     }
 }
+
+size_t copy_raw_words(Term header) { return raw_words(header); }
 
 size_t copy_size(Term t) {
     size_t words = 0, sp = 0, cap = 64;
@@ -66,6 +70,8 @@ static Term copy_one(Term t, Term **top) {
     size_t n = header_arity(src[0]) + 1;
     memcpy(dst, src, n * sizeof(Term));
     *top = dst + n;
+    /* binaries: a copied ProcBin is one more reference to the shared bytes */
+    if (header_subtag(src[0]) == BOXED_REFC_BIN) binary_copied(dst);
     return make_boxed(dst);
 }
 

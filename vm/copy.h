@@ -10,5 +10,9 @@
 size_t copy_size(Term t);
 /* Copies t into hp, which has copy_size(t) free words; returns the copy. */
 Term copy_term(Term t, Term *hp);
+/* Payload words of a boxed object with this header that are not terms (they
+ * follow the header; the rest of the payload is terms). Copied ProcBins are
+ * on no MSO list yet: whoever takes ownership calls binary_adopt (binary.h). */
+size_t copy_raw_words(Term header);
 
 #endif

@@ -4,6 +4,7 @@
 #include "format.h"
 #include "print.h"
 #include "atom.h"
+#include "binary.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,10 +37,16 @@ int format_chars(OutBuf *b, Term t, int unicode) {
                 }
                 stack[sp++] = list_tail(t);
                 t = h;
-            } else { rc = -1; break; }       /* binaries: later */
+            } else if (is_binary(h)) {       /* binaries: binary_chars */
+                if (binary_chars(b, h, unicode) < 0) { rc = -1; break; }
+                t = list_tail(t);
+            } else { rc = -1; break; }
         } else if (is_nil(t)) {
             if (sp == 0) break;
             t = stack[--sp];
+        } else if (is_binary(t)) {           /* a binary tail, or the whole */
+            if (binary_chars(b, t, unicode) < 0) { rc = -1; break; }
+            t = NIL;
         } else { rc = -1; break; }
     }
     if (stack != small_stack) free(stack);

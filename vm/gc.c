@@ -49,8 +49,12 @@
  * the new block with memcpy: CPs and catch markers point into code, not into
  * the heap, so only its terms need updating, and they are roots.
  *
- * Binaries and maps arrive in a later issue: HEAP_BIN is copied as raw words;
- * REFC_BIN, SUB_BIN and MAP stop the VM with a message until then.
+ * Binaries (binary.h): HEAP_BIN and REFC_BIN are copied as raw words; a
+ * SUB_BIN's last word is a term. After each copying pass, sweep_mso walks the
+ * process's list of ProcBins: a moved one stays on the list at its new
+ * place, one left in place (old heap, minor collection) stays as it is, and
+ * one that was not reached is dead and drops its reference on the shared
+ * bytes. MAP stops the VM with a message until maps arrive.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -58,6 +62,7 @@
 #include <string.h>
 
 #include "gc.h"
+#include "binary.h"
 
 #ifndef GC_STRESS
 #define GC_STRESS 0
@@ -274,7 +279,11 @@ static Term *scan(Gc *g, Term *s, Term *const *top)
             case BOXED_EXPORT:
             case BOXED_REF:
             case BOXED_HEAP_BIN:               /* raw payload */
+            case BOXED_REFC_BIN:               /* binaries: raw, see sweep_mso */
                 s += 1 + header_arity(w);
+                break;
+            case BOXED_SUB_BIN:                /* [bits][offset][orig term] */
+                s += 3;
                 break;
             default:
                 gc_fatal("cannot collect this kind of object yet (refc/sub binary or map)", w);
@@ -299,6 +308,34 @@ static void for_each_root(Gc *g, Process *p, int live, Term *stack, Term *stack_
     update(g, &p->group_leader);
     update(g, &p->pid);
     update(g, &p->exit_reason);
+}
+
+/* Binaries: after a copying pass (before from-space is freed), keeps the
+ * ProcBins that survived on p's MSO list and releases the others. */
+static void sweep_mso(Gc *g, Process *p)
+{
+    Term head = 0, *link = &head;
+    size_t bytes = 0;
+    for (Term *pb = p->mso; pb;) {
+        Term *next = (Term *)pb[PB_NEXT];
+        Term *keep = NULL;
+        if (where(g, pb) == LEAVE)
+            keep = pb;
+        else if (is_boxed(pb[0]))              /* moved: the forwarding pointer */
+            keep = boxed_ptr(pb[0]);
+        else
+            binary_release((Binary *)pb[PB_VAL]);
+        if (keep) {
+            *link = (Term)keep;
+            link = &keep[PB_NEXT];
+            bytes += keep[PB_SIZE];
+        }
+        pb = next;
+    }
+    *link = 0;
+    p->mso = (Term *)head;
+    p->bin_vheap = bytes;
+    p->bin_vheap_limit = bytes < ((size_t)1 << 19) ? ((size_t)1 << 20) : 2 * bytes;
 }
 
 /* Copies the live data the Gc describes into the new block `to` of `size`
@@ -424,6 +461,7 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     Term *from = p->heap;
     size_t from_size = (size_t)(p->hend - p->heap);
     copy_pass(&g, p, live, to, size);
+    sweep_mso(&g, p);
     free_words(from, from_size);
     free(frags);
     heap_frag_free(p->mbuf);
@@ -464,6 +502,7 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
             }
             from = p->heap;
             copy_pass(&g2, p, live, block, target);
+            sweep_mso(&g2, p);
             free_words(from, size);
             copied += g2.copied;
         } else {
@@ -490,7 +529,8 @@ UWord gc_ensure(Process *p, size_t need, int live)
 {
 #if !GC_STRESS
     if (gc_has_room(p, need) &&
-        p->mbuf_words <= gc_heap_size(p) / FRAG_PRESSURE_DIVISOR)
+        p->mbuf_words <= gc_heap_size(p) / FRAG_PRESSURE_DIVISOR &&
+        !binary_gc_due(p))                     /* off-heap binaries count too */
         return 0;
 #endif
     return gc_collect(p, need, live, 0);

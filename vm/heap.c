@@ -22,6 +22,7 @@
 
 #include "gc.h"
 #include "process.h"
+#include "binary.h"
 
 /* A fresh fragment has at least this many words, so that a BIF building a
  * list cell by cell does not make one malloc per cell. */
@@ -61,6 +62,9 @@ void heap_attach_frag(Process *p, HeapFrag *f)
      * fragment; a chain is appended in front as it is. */
     HeapFrag *last = f;
     size_t words = last->size;
+    /* binaries: the fragment's ProcBins (copy_term output) join p's list */
+    for (HeapFrag *q = f; q; q = q->next)
+        binary_adopt(p, q->mem, q->mem + q->used);
     while (last->next) {
         last = last->next;
         words += last->size;
@@ -131,6 +135,7 @@ void process_free_memory(Process *p)
 {
     if (!p)
         return;
+    binary_release_all(p);         /* binaries: drop this heap's references */
     free(p->heap);
     free(p->old_heap);
     heap_frag_free(p->mbuf);

@@ -11,6 +11,7 @@
 #include "print.h"
 #include "atom.h"
 #include "module.h"
+#include "binary.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -276,7 +277,7 @@ static void put_atomic(OutBuf *b, Term t) {
             return;
         }
         case BOXED_HEAP_BIN: case BOXED_REFC_BIN: case BOXED_SUB_BIN:
-            ob_puts(b, "<<...>>");     /* binaries: layout not defined yet */
+            bin_write(b, t, -1);       /* binaries: binary.c */
             return;
         case BOXED_MAP:
             ob_puts(b, "#{...}");      /* maps: layout not defined yet */
@@ -291,6 +292,10 @@ static void put_atomic(OutBuf *b, Term t) {
 static void write_rec(OutBuf *b, Term t, long d, int strings, int nest) {
     if (d == 0) { ob_puts(b, "..."); return; }
     if (nest > PRINT_MAX_NEST) { ob_puts(b, "..."); return; }
+    if (is_binary(t)) {                              /* binaries: binary.c */
+        if (!strings || !bin_pretty_string(b, t, d)) bin_write(b, t, d);
+        return;
+    }
     if (is_list(t)) {
         if (strings && d != 1 && print_is_printable_list(t)) { put_string(b, t); return; }
         if (d == 1) { ob_puts(b, "[...]"); return; }
@@ -341,7 +346,9 @@ void print_write_depth(OutBuf *b, Term t, long depth) { write_rec(b, t, depth, 0
 /* io_lib_pretty: the intermediate form                                */
 /* ------------------------------------------------------------------ */
 
-enum { PN_LEAF, PN_LIST, PN_TUPLE, PN_DOTS };
+enum { PN_LEAF, PN_LIST, PN_TUPLE, PN_DOTS,
+       PN_BIN };                /* binaries: io_lib_pretty's {bin, S}: text like a leaf,
+                                   laid out by bin_pretty_layout, never ?ATM */
 
 typedef struct PNode {
     unsigned char kind;
@@ -461,6 +468,14 @@ static void pn_build(PCtx *c, size_t idx, Term t, long d, int strings, int nest)
         p->off = at; p->n = n; p->len = len;
         return;
     }
+    if (is_binary(t)) {                              /* binaries: binary.c */
+        pn_leaf_begin(c, idx);
+        int str = strings && bin_pretty_string(&c->text, t, d);
+        if (!str) bin_write(&c->text, t, d);
+        pn_leaf_end(c, idx);
+        if (!str) c->nodes[idx].kind = PN_BIN;
+        return;
+    }
     pn_leaf_begin(c, idx);
     if (is_tuple(t)) ob_puts(&c->text, "{}");
     else put_atomic(&c->text, t);
@@ -477,7 +492,7 @@ static void pn_build(PCtx *c, size_t idx, Term t, long d, int strings, int nest)
 static void pn_write(PCtx *c, size_t idx) {
     PNode *p = ND(idx);
     switch (p->kind) {
-    case PN_LEAF:
+    case PN_LEAF: case PN_BIN:
         ob_write(c->out, c->text.buf + p->off, p->n);
         return;
     case PN_DOTS:
@@ -594,6 +609,10 @@ static void pp(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long
         pn_write(c, idx);
         return;
     }
+    if (p->kind == PN_BIN) {                         /* binaries: pp_binary */
+        bin_pretty_layout(c->out, c->text.buf + p->off, p->n, col, c->ll, c->m, ind, ld, w);
+        return;
+    }
     Seq s = seq_of(c, idx, 0);
     if (p->kind == PN_LIST) {
         ob_putc(c->out, '[');
@@ -675,7 +694,7 @@ static int cind_list(PCtx *c, const Seq *s, size_t i, long col0, long ind, long 
 static int cind(PCtx *c, size_t idx, long col, long ind, long ld, long w, int nest) {
     PNode *p = ND(idx);
     if (p->len < c->ll - col - ld && p->len + w + ld <= c->m) return 1;
-    if (p->kind == PN_LEAF || p->kind == PN_DOTS || nest > PRINT_MAX_NEST) return 1;
+    if (p->kind == PN_LEAF || p->kind == PN_DOTS || p->kind == PN_BIN || nest > PRINT_MAX_NEST) return 1;
     Seq s = seq_of(c, idx, 0);
     if (p->kind == PN_LIST || !p->tagged) return cind_list(c, &s, 0, col + 1, ind, ld, w + 1, nest + 1);
     /* cind_tag_tuple */
@@ -697,7 +716,7 @@ static int cind(PCtx *c, size_t idx, long col, long ind, long ld, long w, int ne
 void print_pretty(OutBuf *b, Term t, long col, long ll, long depth, int strings) {
     if (depth == 0) { ob_puts(b, "..."); return; }
     if (col <= 0) col = 1;
-    if (!is_list(t) && !is_tuple(t)) { put_atomic(b, t); return; }
+    if (!is_list(t) && !is_tuple(t) && !is_binary(t)) { put_atomic(b, t); return; }
     PCtx c;
     memset(&c, 0, sizeof c);
     ob_init(&c.text);

@@ -1,0 +1,834 @@
+/* binary.c — binaries: allocation, reference counting and the MSO list,
+ * comparison, bit-level construction and matching (the bs_* instructions),
+ * and their text forms (io_lib:write and io_lib_pretty). Layouts: binary.h.
+ *
+ * Bits are numbered as Erlang does: bit 0 of a binary is the most
+ * significant bit of its first byte. Construction and matching work at any
+ * bit position, but a binary that becomes a value must be whole bytes (Mini
+ * has no bitstrings): building one that is not raises badarg, and a match
+ * that would bind one fails.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binary.h"
+#include "arith.h"
+#include "atom.h"
+#include "bif.h"
+#include "compare.h"
+#include "copy.h"
+#include "print.h"
+
+/* No single binary is larger than this (64 GiB): absurd sizes fail here
+ * with system_limit instead of in malloc. */
+#define BIN_MAX_BYTES ((size_t)1 << 36)
+
+/* ---- shared buffers ---------------------------------------------------- */
+
+static atomic_size_t total_bytes;
+
+Binary *binary_alloc(size_t size)
+{
+    if (size > BIN_MAX_BYTES)
+        return NULL;
+    Binary *b = malloc(sizeof(Binary) + size);
+    if (!b)
+        return NULL;
+    atomic_init(&b->refc, 1);
+    b->size = size;
+    atomic_fetch_add_explicit(&total_bytes, size, memory_order_relaxed);
+    return b;
+}
+
+void binary_release(Binary *b)
+{
+    if (atomic_fetch_sub_explicit(&b->refc, 1, memory_order_acq_rel) == 1) {
+        atomic_fetch_sub_explicit(&total_bytes, b->size, memory_order_relaxed);
+        free(b);
+    }
+}
+
+size_t binary_total_bytes(void) { return atomic_load_explicit(&total_bytes, memory_order_relaxed); }
+
+/* ---- the MSO list ------------------------------------------------------ */
+
+static void mso_push(Process *p, Term *pb)
+{
+    pb[PB_NEXT] = (Term)p->mso;
+    p->mso = pb;
+    p->bin_vheap += pb[PB_SIZE];
+}
+
+void binary_copied(Term *dst)
+{
+    atomic_fetch_add_explicit(&((Binary *)dst[PB_VAL])->refc, 1, memory_order_relaxed);
+    dst[PB_NEXT] = 0;
+}
+
+/* Calls fn on every ProcBin in [from, to), a run of whole objects as
+ * copy_term writes them (cons cells have no header; a header's raw payload
+ * is skipped). */
+static void each_procbin(Term *from, Term *to, void (*fn)(void *, Term *), void *ctx)
+{
+    Term *s = from;
+    while (s < to) {
+        Term w = *s;
+        if (primary_tag(w) == TAG_HEADER) {
+            if (header_subtag(w) == BOXED_REFC_BIN)
+                fn(ctx, s);
+            s += 1 + copy_raw_words(w);
+        } else {
+            s++;
+        }
+    }
+}
+
+static void adopt_one(void *ctx, Term *pb) { mso_push(ctx, pb); }
+static void release_one(void *ctx, Term *pb) { (void)ctx; binary_release((Binary *)pb[PB_VAL]); }
+
+void binary_adopt(Process *p, Term *from, Term *to) { each_procbin(from, to, adopt_one, p); }
+void binary_release_region(Term *from, Term *to) { each_procbin(from, to, release_one, NULL); }
+
+void binary_release_all(Process *p)
+{
+    for (Term *pb = p->mso; pb; pb = (Term *)pb[PB_NEXT])
+        binary_release((Binary *)pb[PB_VAL]);
+    p->mso = NULL;
+    p->bin_vheap = 0;
+}
+
+/* ---- making and reading binaries ---------------------------------------- */
+
+/* The bytes of a HEAP_BIN or REFC_BIN. */
+static unsigned char *orig_data(Term orig)
+{
+    Term *o = boxed_ptr(orig);
+    if (header_subtag(o[0]) == BOXED_HEAP_BIN)
+        return (unsigned char *)(o + 2);
+    return ((Binary *)o[PB_VAL])->data;
+}
+
+const unsigned char *bin_bytes(Term t, size_t *size)
+{
+    Term *o = boxed_ptr(t);
+    switch (header_subtag(o[0])) {
+    case BOXED_HEAP_BIN:
+        *size = o[1];
+        return (const unsigned char *)(o + 2);
+    case BOXED_REFC_BIN:
+        *size = o[PB_SIZE];
+        return ((Binary *)o[PB_VAL])->data;
+    default:                                   /* SUB_BIN, whole bytes */
+        *size = o[SB_BITS] / 8;
+        return orig_data(o[SB_ORIG]) + o[SB_OFFS] / 8;
+    }
+}
+
+Term bin_new(Process *p, size_t n, unsigned char **data)
+{
+    if (n <= BIN_HEAP_LIMIT) {
+        size_t w = heap_bin_words(n);
+        Term *hp = heap_alloc(p, w);
+        hp[0] = make_header(w - 1, BOXED_HEAP_BIN);
+        hp[1] = n;
+        hp[w - 1] = 0;                         /* padding bytes are zero */
+        *data = (unsigned char *)(hp + 2);
+        return make_boxed(hp);
+    }
+    Binary *b = binary_alloc(n);
+    if (!b)
+        return THE_NON_VALUE;
+    Term *hp = heap_alloc(p, PROC_BIN_WORDS);
+    hp[0] = make_header(PROC_BIN_WORDS - 1, BOXED_REFC_BIN);
+    hp[PB_SIZE] = n;
+    hp[PB_VAL] = (Term)b;
+    mso_push(p, hp);
+    *data = b->data;
+    return make_boxed(hp);
+}
+
+Term bin_from_bytes(Process *p, const void *src, size_t n)
+{
+    unsigned char *d;
+    Term t = bin_new(p, n, &d);
+    if (t != THE_NON_VALUE && n)
+        memcpy(d, src, n);
+    return t;
+}
+
+/* Bytes off..off+len of orig (a HEAP_BIN or REFC_BIN): small slices are
+ * copied, so that they do not keep a large binary alive. */
+static Term slice(Process *p, Term orig, size_t off, size_t len)
+{
+    if (len <= BIN_HEAP_LIMIT)
+        return bin_from_bytes(p, orig_data(orig) + off, len);
+    Term *hp = heap_alloc(p, SUB_BIN_WORDS);
+    hp[0] = make_header(SUB_BIN_WORDS - 1, BOXED_SUB_BIN);
+    hp[SB_BITS] = (Term)len * 8;
+    hp[SB_OFFS] = (Term)off * 8;
+    hp[SB_ORIG] = orig;
+    return make_boxed(hp);
+}
+
+Term bin_sub(Process *p, Term b, size_t off, size_t len)
+{
+    size_t size;
+    bin_bytes(b, &size);
+    if (off == 0 && len == size)
+        return b;
+    Term *o = boxed_ptr(b);
+    if (header_subtag(o[0]) == BOXED_SUB_BIN)
+        return slice(p, o[SB_ORIG], o[SB_OFFS] / 8 + off, len);
+    return slice(p, b, off, len);
+}
+
+/* The weak hook of compare.c: bytewise, a prefix first. */
+int term_compare_binaries(Term a, Term b)
+{
+    size_t na, nb;
+    const unsigned char *pa = bin_bytes(a, &na), *pb = bin_bytes(b, &nb);
+    size_t n = na < nb ? na : nb;
+    int c = n ? memcmp(pa, pb, n) : 0;
+    if (c)
+        return c < 0 ? -1 : 1;
+    return na < nb ? -1 : na > nb;
+}
+
+/* ---- bits ----------------------------------------------------------------- */
+
+/* Copies n bits from src at bit spos to dst at bit dpos. */
+static void copy_bits(unsigned char *dst, size_t dpos, const unsigned char *src, size_t spos, size_t n)
+{
+    if (n == 0)
+        return;
+    if ((dpos & 7) == 0 && (spos & 7) == 0) {
+        memmove(dst + dpos / 8, src + spos / 8, n / 8);
+        dpos += n & ~(size_t)7;
+        spos += n & ~(size_t)7;
+        n &= 7;
+    }
+    while (n > 0) {
+        /* move up to one byte-boundary-limited chunk at a time */
+        size_t sb = spos & 7, db = dpos & 7;
+        size_t k = 8 - (sb > db ? sb : db);
+        if (k > n)
+            k = n;
+        unsigned v = (src[spos / 8] >> (8 - sb - k)) & ((1u << k) - 1);
+        unsigned mask = ((1u << k) - 1) << (8 - db - k);
+        dst[dpos / 8] = (unsigned char)((dst[dpos / 8] & ~mask) | (v << (8 - db - k)));
+        spos += k;
+        dpos += k;
+        n -= k;
+    }
+}
+
+/* Reads n <= 64 bits at pos, the first bit read being the most significant. */
+static uint64_t read_bits(const unsigned char *src, size_t pos, size_t n)
+{
+    uint64_t v = 0;
+    while (n > 0) {
+        size_t sb = pos & 7, k = 8 - sb;
+        if (k > n)
+            k = n;
+        v = (v << k) | ((src[pos / 8] >> (8 - sb - k)) & ((1u << k) - 1));
+        pos += k;
+        n -= k;
+    }
+    return v;
+}
+
+/* The low nb bytes of integer v's two's complement, least significant
+ * first. */
+static void integer_le_bytes(Term v, unsigned char *le, size_t nb)
+{
+    if (is_small(v)) {
+        SWord s = small_val(v);
+        for (size_t k = 0; k < nb; k++)
+            le[k] = k < 8 ? (unsigned char)((uint64_t)s >> (8 * k)) : (s < 0 ? 0xFF : 0);
+        return;
+    }
+    const uint64_t *d = big_digits(v);
+    size_t nd = big_size(v);
+    int neg = big_is_neg(v);
+    unsigned carry = 1;
+    for (size_t k = 0; k < nb; k++) {
+        unsigned byte = k / 8 < nd ? (unsigned)(d[k / 8] >> (8 * (k % 8))) & 0xFF : 0;
+        if (neg) {
+            byte = (~byte & 0xFF) + carry;
+            carry = byte >> 8;
+            byte &= 0xFF;
+        }
+        le[k] = (unsigned char)byte;
+    }
+}
+
+/* Writes the low n bits of integer v at dst bit pos. */
+static void put_integer(unsigned char *dst, size_t pos, Term v, size_t n, int little)
+{
+    if (n == 0)
+        return;
+    size_t nb = (n + 7) / 8;
+    unsigned char small[16], *le = nb <= sizeof small ? small : malloc(nb);
+    if (!le) { fputs("mini: out of memory building a binary\n", stderr); abort(); }
+    integer_le_bytes(v, le, nb);
+    size_t r = n - 8 * (nb - 1);               /* bits in the top byte: 1..8 */
+    if (little) {
+        size_t full = n / 8;
+        if ((pos & 7) == 0)
+            memcpy(dst + pos / 8, le, full);
+        else
+            for (size_t k = 0; k < full; k++)
+                copy_bits(dst, pos + 8 * k, le + k, 0, 8);
+        if (n % 8)
+            copy_bits(dst, pos + 8 * full, le + full, 8 - n % 8, n % 8);
+    } else {
+        copy_bits(dst, pos, le + nb - 1, 8 - r, r);
+        pos += r;
+        for (size_t k = nb - 1; k-- > 0; pos += 8) {
+            if ((pos & 7) == 0) dst[pos / 8] = le[k];
+            else copy_bits(dst, pos, le + k, 0, 8);
+        }
+    }
+    if (le != small)
+        free(le);
+}
+
+/* Reads an n-bit integer at pos. */
+static Term get_integer(Process *p, const unsigned char *src, size_t pos, size_t n, int little, int sign)
+{
+    if (n == 0)
+        return make_small(0);
+    if (n <= 64) {
+        uint64_t v;
+        if (little) {
+            v = 0;
+            size_t full = n / 8;
+            for (size_t k = 0; k < full; k++)
+                v |= read_bits(src, pos + 8 * k, 8) << (8 * k);
+            if (n % 8)
+                v |= read_bits(src, pos + 8 * full, n % 8) << (8 * full);
+        } else {
+            v = read_bits(src, pos, n);
+        }
+        if (sign && (v >> (n - 1)) & 1) {
+            if (n < 64)
+                v |= ~(uint64_t)0 << n;
+            return make_integer(p, (int64_t)v);
+        }
+        return make_uinteger(p, v);
+    }
+    size_t nb = (n + 7) / 8, nd = (nb + 7) / 8;
+    uint64_t *d = calloc(nd, sizeof *d);
+    unsigned char *le = calloc(nd * 8, 1);
+    if (!d || !le) { fputs("mini: out of memory matching a binary\n", stderr); abort(); }
+    size_t r = n - 8 * (nb - 1);
+    if (little) {
+        for (size_t k = 0; k < n / 8; k++)
+            le[k] = (unsigned char)read_bits(src, pos + 8 * k, 8);
+        if (n % 8)
+            le[n / 8] = (unsigned char)read_bits(src, pos + 8 * (n / 8), n % 8);
+    } else {
+        le[nb - 1] = (unsigned char)read_bits(src, pos, r);
+        for (size_t k = nb - 1; k-- > 0;)
+            le[k] = (unsigned char)read_bits(src, pos + r + 8 * (nb - 2 - k), 8);
+    }
+    int neg = sign && (le[nb - 1] >> (r - 1)) & 1;
+    if (neg) {                                 /* magnitude = 2^n - value */
+        if (r < 8)
+            le[nb - 1] |= (unsigned char)(0xFF << r);
+        unsigned carry = 1;
+        for (size_t k = 0; k < nb; k++) {
+            unsigned byte = (~le[k] & 0xFF) + carry;
+            carry = byte >> 8;
+            le[k] = (unsigned char)byte;
+        }
+    }
+    for (size_t k = 0; k < nb; k++)
+        d[k / 8] |= (uint64_t)le[k] << (8 * (k % 8));
+    Term t = make_big_from_digits(p, neg, d, nd);
+    free(d);
+    free(le);
+    return t;
+}
+
+/* UTF-8 bytes of code point c (valid), returns the length. */
+static int utf8_encode(UWord c, unsigned char *o)
+{
+    if (c < 0x80) { o[0] = (unsigned char)c; return 1; }
+    if (c < 0x800) { o[0] = (unsigned char)(0xC0 | (c >> 6)); o[1] = (unsigned char)(0x80 | (c & 0x3F)); return 2; }
+    if (c < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | (c >> 12)); o[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
+        o[2] = (unsigned char)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xF0 | (c >> 18)); o[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
+    o[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F)); o[3] = (unsigned char)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+static int valid_code_point(Term v)
+{
+    if (!is_small(v)) return 0;
+    SWord c = small_val(v);
+    return c >= 0 && c <= 0x10FFFF && !(c >= 0xD800 && c <= 0xDFFF);
+}
+
+/* ---- construction --------------------------------------------------------- */
+
+static Term badarg(Process *p) { return bif_raise(p, EXC_ERROR, AM_badarg); }
+
+/* Bits segment i will take, or (size_t)-1 if its operands are bad. */
+static size_t segment_bits(Term spec, Term v, Term sz)
+{
+    UWord s = (UWord)small_val(spec);
+    UWord unit = s >> BS_UNIT_SHIFT;
+    size_t n = 0;
+    if ((s & BS_TYPE_MASK) <= BS_BINARY && sz != ATOM_TERM(all)) {
+        if (!is_small(sz) || small_val(sz) < 0 || (UWord)small_val(sz) > ((UWord)1 << 40) / (unit ? unit : 1))
+            return (size_t)-1;
+        n = (size_t)small_val(sz) * unit;
+    }
+    switch (s & BS_TYPE_MASK) {
+    case BS_INTEGER:
+        return is_integer(v) && sz != ATOM_TERM(all) ? n : (size_t)-1;
+    case BS_FLOAT:
+        return is_number(v) && (n == 64 || n == 32) ? n : (size_t)-1;
+    case BS_BINARY: {
+        if (!is_binary(v)) return (size_t)-1;
+        size_t have = bin_size(v) * 8;
+        if (sz == ATOM_TERM(all)) return have;
+        return n <= have ? n : (size_t)-1;
+    }
+    case BS_UTF8: {
+        if (!valid_code_point(v)) return (size_t)-1;
+        unsigned char tmp[4];
+        return 8 * (size_t)utf8_encode((UWord)small_val(v), tmp);
+    }
+    case BS_UTF16:
+        return valid_code_point(v) ? (small_val(v) >= 0x10000 ? 32 : 16) : (size_t)-1;
+    case BS_UTF32:
+        return valid_code_point(v) ? 32 : (size_t)-1;
+    }
+    return (size_t)-1;
+}
+
+Term bs_create(Process *p, const Term *ops, size_t n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i + 2 < n; i += 3) {
+        size_t b = segment_bits(ops[i], ops[i + 1], ops[i + 2]);
+        if (b == (size_t)-1 || total + b > BIN_MAX_BYTES * 8)
+            return badarg(p);
+        if ((UWord)(small_val(ops[i]) & BS_TYPE_MASK) == BS_FLOAT) {
+            double d;
+            if (!term_to_double(ops[i + 1], &d) || (b == 32 && isfinite(d) && !isfinite((float)d)))
+                return badarg(p);
+        }
+        total += b;
+    }
+    if (total % 8)
+        return badarg(p);                      /* a bitstring: Mini has none */
+    unsigned char *d;
+    Term res = bin_new(p, total / 8, &d);
+    if (res == THE_NON_VALUE)
+        return bif_raise(p, EXC_ERROR, ATOM_TERM(system_limit));
+    if (total)
+        d[total / 8 - 1] = 0;
+    size_t pos = 0;
+    for (size_t i = 0; i + 2 < n; i += 3) {
+        UWord s = (UWord)small_val(ops[i]);
+        Term v = ops[i + 1];
+        size_t bits = segment_bits(ops[i], v, ops[i + 2]);
+        int little = (s & BS_LITTLE) != 0;
+        switch (s & BS_TYPE_MASK) {
+        case BS_INTEGER:
+            put_integer(d, pos, v, bits, little);
+            break;
+        case BS_FLOAT: {
+            double f;
+            term_to_double(v, &f);
+            unsigned char be[8];
+            uint64_t u;
+            size_t nb = bits / 8;
+            if (bits == 64) { memcpy(&u, &f, 8); }
+            else { float g = (float)f; uint32_t w; memcpy(&w, &g, 4); u = w; }
+            for (size_t k = 0; k < nb; k++)
+                be[little ? k : nb - 1 - k] = (unsigned char)(u >> (8 * k));
+            copy_bits(d, pos, be, 0, bits);
+            break;
+        }
+        case BS_BINARY: {
+            size_t vn;
+            const unsigned char *src = bin_bytes(v, &vn);
+            copy_bits(d, pos, src, 0, bits);
+            break;
+        }
+        case BS_UTF8: {
+            unsigned char u[4];
+            int k = utf8_encode((UWord)small_val(v), u);
+            copy_bits(d, pos, u, 0, 8 * (size_t)k);
+            break;
+        }
+        case BS_UTF16: {
+            UWord c = (UWord)small_val(v);
+            unsigned units[2], nu = 1;
+            if (c >= 0x10000) { c -= 0x10000; units[0] = 0xD800 | (unsigned)(c >> 10); units[1] = 0xDC00 | (unsigned)(c & 0x3FF); nu = 2; }
+            else units[0] = (unsigned)c;
+            for (unsigned k = 0; k < nu; k++) {
+                unsigned char u[2];
+                u[little ? 0 : 1] = (unsigned char)units[k];
+                u[little ? 1 : 0] = (unsigned char)(units[k] >> 8);
+                copy_bits(d, pos + 16 * k, u, 0, 16);
+            }
+            break;
+        }
+        case BS_UTF32:
+            put_integer(d, pos, v, 32, little);
+            break;
+        }
+        pos += bits;
+    }
+    return res;
+}
+
+/* ---- matching ------------------------------------------------------------- */
+
+Term bs_start_match(Process *p, Term t)
+{
+    if (!is_binary(t))
+        return THE_NON_VALUE;
+    Term *o = boxed_ptr(t);
+    Term *hp = heap_alloc(p, SUB_BIN_WORDS);
+    hp[0] = make_header(SUB_BIN_WORDS - 1, BOXED_SUB_BIN);
+    if (header_subtag(o[0]) == BOXED_SUB_BIN) {
+        hp[SB_BITS] = o[SB_BITS];
+        hp[SB_OFFS] = o[SB_OFFS];
+        hp[SB_ORIG] = o[SB_ORIG];
+    } else {
+        hp[SB_BITS] = (Term)bin_size(t) * 8;
+        hp[SB_OFFS] = 0;
+        hp[SB_ORIG] = t;
+    }
+    return make_boxed(hp);
+}
+
+/* Decodes one UTF-8 character at bit pos with `left` bits there; returns the
+ * code point and its length in bytes, or -1. Overlong forms, surrogates and
+ * values over 0x10FFFF do not match, as in Erlang. */
+static long utf8_decode(const unsigned char *src, size_t pos, size_t left, int *len)
+{
+    if (left < 8) return -1;
+    unsigned b0 = (unsigned)read_bits(src, pos, 8);
+    int n = b0 < 0x80 ? 1 : (b0 & 0xE0) == 0xC0 ? 2 : (b0 & 0xF0) == 0xE0 ? 3 : (b0 & 0xF8) == 0xF0 ? 4 : 0;
+    if (!n || left < 8 * (size_t)n) return -1;
+    long c = n == 1 ? (long)b0 : n == 2 ? (long)(b0 & 0x1F) : n == 3 ? (long)(b0 & 0x0F) : (long)(b0 & 0x07);
+    for (int k = 1; k < n; k++) {
+        unsigned b = (unsigned)read_bits(src, pos + 8 * (size_t)k, 8);
+        if ((b & 0xC0) != 0x80) return -1;
+        c = (c << 6) | (long)(b & 0x3F);
+    }
+    static const long min_of[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+    if (c < min_of[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return -1;
+    *len = n;
+    return c;
+}
+
+Term bs_get(Process *p, Term ms, Term spec, Term size)
+{
+    Term *m = boxed_ptr(ms);
+    size_t left = m[SB_BITS], pos = m[SB_OFFS];
+    const unsigned char *src = orig_data(m[SB_ORIG]);
+    UWord s = (UWord)small_val(spec), unit = s >> BS_UNIT_SHIFT;
+    int little = (s & BS_LITTLE) != 0;
+    size_t n = 0;
+    Term r;
+    if ((s & BS_TYPE_MASK) <= BS_BINARY) {
+        if (size == ATOM_TERM(all)) {
+            n = left;
+        } else {
+            if (!is_small(size) || small_val(size) < 0) return THE_NON_VALUE;
+            UWord sz = (UWord)small_val(size);
+            if (unit && sz > left / unit) return THE_NON_VALUE;
+            n = sz * unit;
+        }
+        if (n > left) return THE_NON_VALUE;
+    }
+    switch (s & BS_TYPE_MASK) {
+    case BS_INTEGER:
+        r = get_integer(p, src, pos, n, little, (s & BS_SIGNED) != 0);
+        break;
+    case BS_FLOAT: {
+        if (n != 64 && n != 32) return THE_NON_VALUE;
+        unsigned char be[8];
+        uint64_t u = 0;
+        for (size_t k = 0; k < n / 8; k++) be[k] = (unsigned char)read_bits(src, pos + 8 * k, 8);
+        for (size_t k = 0; k < n / 8; k++) u |= (uint64_t)be[little ? k : n / 8 - 1 - k] << (8 * k);
+        double d;
+        if (n == 64) memcpy(&d, &u, 8);
+        else { uint32_t w = (uint32_t)u; float g; memcpy(&g, &w, 4); d = g; }
+        if (!isfinite(d)) return THE_NON_VALUE;
+        r = make_float(p, d);
+        break;
+    }
+    case BS_BINARY:
+        if (n % 8) return THE_NON_VALUE;           /* would be a bitstring */
+        if (pos % 8 == 0) {
+            r = slice(p, m[SB_ORIG], pos / 8, n / 8);
+        } else {
+            unsigned char *d;
+            r = bin_new(p, n / 8, &d);
+            if (r == THE_NON_VALUE) return THE_NON_VALUE;
+            copy_bits(d, 0, src, pos, n);
+        }
+        break;
+    case BS_UTF8: {
+        int len;
+        long c = utf8_decode(src, pos, left, &len);
+        if (c < 0) return THE_NON_VALUE;
+        n = 8 * (size_t)len;
+        r = make_small(c);
+        break;
+    }
+    case BS_UTF16: {
+        if (left < 16) return THE_NON_VALUE;
+        unsigned w1 = (unsigned)read_bits(src, pos, 16);
+        if (little) w1 = ((w1 & 0xFF) << 8) | (w1 >> 8);
+        n = 16;
+        long c = (long)w1;
+        if (w1 >= 0xD800 && w1 <= 0xDBFF) {
+            if (left < 32) return THE_NON_VALUE;
+            unsigned w2 = (unsigned)read_bits(src, pos + 16, 16);
+            if (little) w2 = ((w2 & 0xFF) << 8) | (w2 >> 8);
+            if (w2 < 0xDC00 || w2 > 0xDFFF) return THE_NON_VALUE;
+            c = 0x10000 + (((long)w1 - 0xD800) << 10) + ((long)w2 - 0xDC00);
+            n = 32;
+        } else if (w1 >= 0xDC00 && w1 <= 0xDFFF) {
+            return THE_NON_VALUE;
+        }
+        r = make_small(c);
+        break;
+    }
+    case BS_UTF32: {
+        if (left < 32) return THE_NON_VALUE;
+        r = get_integer(p, src, pos, 32, little, 0);
+        if (!valid_code_point(r)) return THE_NON_VALUE;
+        n = 32;
+        break;
+    }
+    default:
+        return THE_NON_VALUE;
+    }
+    m = boxed_ptr(ms);
+    m[SB_OFFS] = pos + n;
+    m[SB_BITS] = left - n;
+    return r;
+}
+
+int bs_match_string(Term ms, Term lit)
+{
+    Term *m = boxed_ptr(ms);
+    size_t n;
+    const unsigned char *want = bin_bytes(lit, &n);
+    size_t left = m[SB_BITS], pos = m[SB_OFFS];
+    if (left < 8 * n) return 0;
+    const unsigned char *src = orig_data(m[SB_ORIG]);
+    if (pos % 8 == 0) {
+        if (n && memcmp(src + pos / 8, want, n)) return 0;
+    } else {
+        for (size_t k = 0; k < n; k++)
+            if (read_bits(src, pos + 8 * k, 8) != want[k]) return 0;
+    }
+    m[SB_OFFS] = pos + 8 * n;
+    m[SB_BITS] = left - 8 * n;
+    return 1;
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+void bin_write(OutBuf *b, Term t, long d)
+{
+    size_t n;
+    const unsigned char *s = bin_bytes(t, &n);
+    ob_puts(b, "<<");
+    for (size_t i = 0; i < n; i++, d--) {
+        if (d == 1) { ob_puts(b, "..."); break; }
+        ob_printf(b, "%u", s[i]);
+        if (i + 1 < n) ob_putc(b, ',');
+    }
+    ob_puts(b, ">>");
+}
+
+static int printable_byte(unsigned c)
+{
+    if ((c >= ' ' && c <= '~') || (c >= 0xA0 && c <= 0xFF)) return 1;
+    switch (c) {
+    case '\n': case '\r': case '\t': case '\v': case '\b': case '\f': case 27: return 1;
+    }
+    return 0;
+}
+
+/* io_lib:write_string(L, $") for printable Latin-1 bytes. */
+static void put_string_bytes(OutBuf *b, const unsigned char *s, size_t n)
+{
+    ob_putc(b, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = s[i];
+        switch (c) {
+        case '"': ob_puts(b, "\\\""); break;
+        case '\\': ob_puts(b, "\\\\"); break;
+        case '\n': ob_puts(b, "\\n"); break;
+        case '\r': ob_puts(b, "\\r"); break;
+        case '\t': ob_puts(b, "\\t"); break;
+        case '\v': ob_puts(b, "\\v"); break;
+        case '\b': ob_puts(b, "\\b"); break;
+        case '\f': ob_puts(b, "\\f"); break;
+        case 27: ob_puts(b, "\\e"); break;
+        default: ob_putc(b, (int)c);
+        }
+    }
+    ob_putc(b, '"');
+}
+
+/* Index of the first non-printable byte in s[from, to), or `to`. */
+static size_t first_unprintable(const unsigned char *s, size_t from, size_t to)
+{
+    while (from < to && printable_byte(s[from])) from++;
+    return from;
+}
+
+/* io_lib_pretty:print_length for a binary, Latin-1, with strings on. */
+int bin_pretty_string(OutBuf *b, Term t, long d)
+{
+    size_t size;
+    const unsigned char *s = bin_bytes(t, &size);
+    if (size == 0) { ob_puts(b, "<<>>"); return 1; }
+    if (d == 1) { ob_puts(b, "<<...>>"); return 1; }
+    long d1 = d - 1;
+    size_t len = d1 >= 0 ? ((size_t)(4 * d1) < size ? (size_t)(4 * d1) : size) : size;
+    if (len == 0) return 0;
+    size_t nn = len < 20 ? len : 20;
+    size_t full = 0, prefix = 0;                /* printable_bin's answer */
+    size_t bad = first_unprintable(s, 0, nn);
+    if (bad == nn) {
+        if (nn == size) full = 1;
+        else if (nn == len) prefix = nn;
+        else {
+            size_t bad2 = first_unprintable(s, nn, len);
+            size_t nc = len - bad2;
+            if (nc == 0 && size == len) full = 1;
+            else if (d1 > 0 && len - nc >= (size_t)d1) prefix = len - nc;
+            else return 0;
+        }
+    } else {
+        size_t nc = nn - bad;
+        if (d1 > 0 && nn - nc >= (size_t)d1) prefix = nn - nc;
+        else return 0;
+    }
+    ob_puts(b, "<<");
+    put_string_bytes(b, s, full ? size : prefix);
+    ob_puts(b, full ? ">>" : "...>>");
+    return 1;
+}
+
+void bin_pretty_layout(OutBuf *b, const char *text, size_t n, long col, long ll, long m,
+                       long ind, long ld, long w)
+{
+    /* pp({{bin,S},...}) -> pp_binary(S, Col + 2, Ll, M, indent(2, Ind), LD, W) */
+    col += 2;
+    ind += 2;
+    long lim = ll - col < m - 4 - w ? ll - col : m - 4 - w;
+    long n0 = lim - ld > 8 ? lim - ld : 8, left = n0;
+    if (n < 4) { ob_write(b, text, n); return; }
+    const char *s = text + 2, *end = text + n - 2;  /* inside << >> */
+    ob_puts(b, "<<");
+    while (s < end) {
+        const char *comma = memchr(s, ',', (size_t)(end - s));
+        if (comma) {
+            long len = (long)(comma - s) + 1;
+            if (left - len < 0) {
+                ob_putc(b, '\n'); ob_pad(b, ' ', (size_t)ind);
+                left = n0 - len;
+            } else {
+                left -= len;
+            }
+            ob_write(b, s, (size_t)len);
+            s = comma + 1;
+        } else {
+            if ((long)(end - s) > left) { ob_putc(b, '\n'); ob_pad(b, ' ', (size_t)ind); }
+            ob_write(b, s, (size_t)(end - s));
+            s = end;
+        }
+    }
+    ob_puts(b, ">>");
+}
+
+int binary_chars(OutBuf *b, Term t, int unicode)
+{
+    size_t n;
+    const unsigned char *s = bin_bytes(t, &n);
+    if (!unicode) {
+        for (size_t i = 0; i < n; i++) print_char(b, s[i]);
+        return 0;
+    }
+    for (size_t pos = 0; pos < n;) {
+        int len;
+        long c = utf8_decode(s, 8 * pos, 8 * (n - pos), &len);
+        if (c < 0) return -1;
+        print_char(b, (UWord)c);
+        pos += (size_t)len;
+    }
+    return 0;
+}
+
+int bin_iolist_bytes(OutBuf *b, Term t)
+{
+    Term small_stack[32];
+    Term *stack = small_stack;
+    size_t sp = 0, cap = 32;
+    int rc = 0;
+    for (;;) {
+        if (is_list(t)) {
+            Term h = list_head(t);
+            if (is_small(h)) {
+                SWord c = small_val(h);
+                if (c < 0 || c > 255) { rc = -1; break; }
+                ob_putc(b, (int)c);
+                t = list_tail(t);
+                continue;
+            }
+            if (is_binary(h)) {
+                size_t n;
+                const unsigned char *s = bin_bytes(h, &n);
+                ob_write(b, (const char *)s, n);
+                t = list_tail(t);
+                continue;
+            }
+            if (!is_list(h) && !is_nil(h)) { rc = -1; break; }
+            if (sp == cap) {
+                Term *ns = malloc(2 * cap * sizeof *ns);
+                if (!ns) { fputs("mini: out of memory\n", stderr); abort(); }
+                memcpy(ns, stack, sp * sizeof *ns);
+                if (stack != small_stack) free(stack);
+                stack = ns;
+                cap *= 2;
+            }
+            stack[sp++] = list_tail(t);
+            t = h;
+        } else if (is_binary(t)) {
+            size_t n;
+            const unsigned char *s = bin_bytes(t, &n);
+            ob_write(b, (const char *)s, n);
+            t = NIL;
+        } else if (is_nil(t)) {
+            if (sp == 0) break;
+            t = stack[--sp];
+        } else {
+            rc = -1;
+            break;
+        }
+    }
+    if (stack != small_stack) free(stack);
+    return rc;
+}

@@ -1,0 +1,138 @@
+/* binary.h — binaries: their three layouts, allocation, the off-heap (MSO)
+ * list that lets processes share large binaries by reference count, and the
+ * construction and matching operations the bs_* instructions call.
+ *
+ * Layouts (header arity = payload words, see term.h):
+ *
+ *   HEAP_BIN  [hdr, arity 1+W][byte size][W words of bytes]
+ *             Binaries of at most BIN_HEAP_LIMIT (64) bytes, stored in the
+ *             process heap and copied like any other term.
+ *   REFC_BIN  [hdr, arity 3][byte size][Binary *][next]
+ *             A "ProcBin": the handle a process heap holds on a malloc'ed,
+ *             reference-counted Binary (over 64 bytes). `next` links every
+ *             ProcBin of one process into its MSO list (p->mso, the address
+ *             of the first ProcBin's header, 0 at the end), so that after a
+ *             collection the dead ones can drop their reference. A message
+ *             copy makes a new ProcBin and increments the count; the bytes
+ *             are never copied between processes.
+ *   SUB_BIN   [hdr, arity 3][bit size][bit offset][orig]
+ *             A slice of `orig`, which is always a HEAP_BIN or REFC_BIN term
+ *             (never another SUB_BIN). Sizes and offsets are in bits: user
+ *             visible sub-binaries are whole bytes (both multiples of 8); the
+ *             match state of a running binary match is a sub-binary too,
+ *             mutated in place as the match advances, and may be at any bit.
+ *
+ * The collector copies HEAP_BIN and REFC_BIN words raw, treats the last word
+ * of a SUB_BIN as a term, and calls the sweep (gc.c) that walks p->mso.
+ * Literal binaries (module constants) are HEAP_BINs of any size in Boehm
+ * memory and are never on an MSO list.
+ */
+#ifndef MINI_BINARY_H
+#define MINI_BINARY_H
+
+#include <stdatomic.h>
+#include "process.h"
+#include "outbuf.h"
+
+#define BIN_HEAP_LIMIT 64          /* bytes: larger binaries are refcounted */
+#define PROC_BIN_WORDS 4
+#define SUB_BIN_WORDS 4
+
+/* A shared binary's bytes. refc counts ProcBins (and holders in C). */
+typedef struct Binary {
+    atomic_size_t refc;
+    size_t size;
+    unsigned char data[];
+} Binary;
+
+/* ProcBin fields */
+#define PB_SIZE 1
+#define PB_VAL 2
+#define PB_NEXT 3
+/* SubBin fields */
+#define SB_BITS 1
+#define SB_OFFS 2
+#define SB_ORIG 3
+
+static inline int is_binary(Term t)
+{
+    if (!is_boxed(t)) return 0;
+    UWord k = boxed_kind(t);
+    return k == BOXED_HEAP_BIN || k == BOXED_REFC_BIN || k == BOXED_SUB_BIN;
+}
+
+static inline size_t heap_bin_words(size_t bytes) { return 2 + (bytes + 7) / 8; }
+
+/* Bytes of a user-visible binary (always whole bytes). */
+const unsigned char *bin_bytes(Term t, size_t *size);
+static inline size_t bin_size(Term t) { size_t n; bin_bytes(t, &n); return n; }
+
+/* A new binary of n bytes for p (heap binary or ProcBin + Binary); *data
+ * is where to write its bytes, before p collects. Never collects. */
+Term bin_new(Process *p, size_t n, unsigned char **data);
+Term bin_from_bytes(Process *p, const void *src, size_t n);
+/* Bytes off..off+len of binary b, sharing b's bytes when worthwhile. */
+Term bin_sub(Process *p, Term b, size_t off, size_t len);
+
+/* Reference counting of shared Binary buffers. */
+Binary *binary_alloc(size_t size);              /* refc 1; NULL if no memory */
+void binary_release(Binary *b);
+/* Bytes in live Binary buffers, for erlang:memory(binary). */
+size_t binary_total_bytes(void);
+
+/* ---- MSO list maintenance (collector, copy, process lifetime) ---- */
+/* copy.c copied a ProcBin to dst: count the new reference (dst is not yet
+ * on any list). */
+void binary_copied(Term *dst);
+/* [from, to) was just filled by copy_term and now belongs to p (a message
+ * fragment taken by p, or spawn's arguments): put its ProcBins on p's list. */
+void binary_adopt(Process *p, Term *from, Term *to);
+/* [from, to) (copy_term output) is being freed unowned: drop its ProcBins'
+ * references (an unreceived message). */
+void binary_release_region(Term *from, Term *to);
+/* The process is dying: drop every reference its list holds. */
+void binary_release_all(Process *p);
+/* Off-heap bytes since the last collection exceed the allowance: the next
+ * collection point should collect even if the heap has room. */
+static inline int binary_gc_due(const Process *p)
+{
+    size_t limit = p->bin_vheap_limit ? p->bin_vheap_limit : ((size_t)1 << 20);
+    return p->bin_vheap > limit;
+}
+
+/* ---- construction and matching (bs_* instructions) ---- */
+/* Segment spec, a small integer operand: type | flags | unit << 8. */
+enum { BS_INTEGER = 0, BS_FLOAT = 1, BS_BINARY = 2, BS_UTF8 = 3, BS_UTF16 = 4, BS_UTF32 = 5 };
+#define BS_TYPE_MASK 7
+#define BS_SIGNED 8
+#define BS_LITTLE 16
+#define BS_UNIT_SHIFT 8
+/* ops: n/3 segments of (spec, value, size); size is an integer or the atom
+ * all. Returns the binary, or THE_NON_VALUE with badarg raised. */
+Term bs_create(Process *p, const Term *ops, size_t n);
+/* A fresh match state for t, or THE_NON_VALUE if t is not a binary. */
+Term bs_start_match(Process *p, Term t);
+/* Takes one segment from the match state; THE_NON_VALUE if it does not match. */
+Term bs_get(Process *p, Term ms, Term spec, Term size);
+/* 1 if the next bytes equal those of binary lit (and consumes them). */
+int bs_match_string(Term ms, Term lit);
+static inline int bs_at_end(Term ms) { return boxed_ptr(ms)[SB_BITS] == 0; }
+
+/* ---- text ---- */
+/* io_lib:write of a binary with depth d (-1: all): <<1,2,...>>. */
+void bin_write(OutBuf *b, Term t, long d);
+/* io_lib_pretty's form: 1 and the text (<<"abc">> or <<"ab"...>>) in b if
+ * the binary prints as a string at depth d, else 0. */
+int bin_pretty_string(OutBuf *b, Term t, long d);
+/* pp_binary: the write form `text` (as bin_write made it) laid out from
+ * column col with indentation ind, as io_lib_pretty does. */
+void bin_pretty_layout(OutBuf *b, const char *text, size_t n, long col, long ll, long m,
+                       long ind, long ld, long w);
+/* The characters of a binary for ~s and io:put_chars: bytes as Latin-1, or
+ * (unicode) UTF-8 decoded; appended to b through print_char. 0, or -1 if
+ * the binary is not valid UTF-8. */
+int binary_chars(OutBuf *b, Term t, int unicode);
+/* Bytes of an iolist (or binary) appended to b: 0, or -1 if not an iolist. */
+int bin_iolist_bytes(OutBuf *b, Term t);
+
+#endif
