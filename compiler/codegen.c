@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "codegen.h"
+#include "records.h"
 
 /* ---- small utilities ---------------------------------------------------- */
 
@@ -1274,6 +1275,7 @@ static int is_exported(Module *m, const char *name, int arity) {
 CodeModule *codegen_module(Module *m) {
     Gen *g = GC_MALLOC(sizeof *g);
     g->m = m;
+    records_lower(m);                 /* records become tuples (records.c) */
     g->modname = cg_atom(m->name ? m->name : "nofile");
     for (int i = 0; i < m->nfunctions; i++) {
         Function *fn = m->functions[i];

@@ -146,7 +146,8 @@ static const struct { const char *name; int arity, op, old; } type_tests[] = {
     {"is_map", 1, OP_is_map, 0},
 };
 
-/* The type test a call names, or -1 (-2 for records). */
+/* The type test a call names, or -1 (is_record/3 is an ordinary guard BIF:
+ * records.c lowers is_record/2 and record/2 to it). */
 static int type_test_of(Fn *f, Expr *e, int *old) {
     if (e->kind != E_CALL) return -1;
     const char *name;
@@ -161,7 +162,6 @@ static int type_test_of(Fn *f, Expr *e, int *old) {
         name = e->name;
         if (cg_find_local(f->g, name, e->n)) return -1;
     }
-    if (!strcmp(name, "is_record") || (!remote && !strcmp(name, "record") && e->n == 2)) return -2;
     for (size_t i = 0; i < sizeof type_tests / sizeof type_tests[0]; i++)
         if (!strcmp(type_tests[i].name, name) && type_tests[i].arity == e->n && !(remote && type_tests[i].old)) {
             if (old) *old = type_tests[i].old;
@@ -175,7 +175,6 @@ static int type_test_of(Fn *f, Expr *e, int *old) {
 int cg_type_test(Fn *f, Expr *e) {
     int op = type_test_of(f, e, NULL);
     if (op == -1) return 0;
-    if (op == -2) { unsupported(f, e, "records"); return 1; }
     int fail = f->bif_fail;
     if (op == OP_is_function2) {
         UWord ops[2];
@@ -334,7 +333,6 @@ int cg_is_guard_expr(Fn *f, Expr *e) {
     case E_ANDALSO: case E_ORELSE: return cg_is_guard_expr(f, e->a) && cg_is_guard_expr(f, e->b);
     case E_CALL: {
         int op = type_test_of(f, e, NULL);
-        if (op == -2) return 0;
         if (op < 0) {
             CallInfo ci;
             cg_classify(f, e, &ci, 1);

@@ -1,0 +1,210 @@
+/* bif_map.c — BIFs on maps (erlang:map_size/1 ..., the C part of module
+ * `maps`) and the record tests is_record/2,3.
+ *
+ * Errors are OTP's: a non-map argument raises {badmap, M}, a missing key
+ * {badkey, K}, a malformed list argument badarg. The functions taking funs
+ * (maps:fold/map/filter/update_with, iterators) are in stdlib/maps.mini. */
+#include <stdlib.h>
+#include <stdio.h>
+
+#include "bif.h"
+#include "atom.h"
+#include "map.h"
+
+#define BOOL(c) ((c) ? AM_true : AM_false)
+#define CHECK_MAP(m) do { if (!is_map_term(m)) return bif_raise_tagged(p, ATOM_TERM(badmap), (m)); } while (0)
+
+static void *xmalloc(size_t n) {
+    void *r = malloc(n ? n : 1);
+    if (!r) { fputs("mini: out of memory (maps)\n", stderr); abort(); }
+    return r;
+}
+
+static Term tuple2(Process *p, Term a, Term b) {
+    Term *hp = heap_alloc(p, 3);
+    hp[0] = make_tuple_header(2); hp[1] = a; hp[2] = b;
+    return make_boxed(hp);
+}
+
+/* Length of a proper list, or -1. */
+static long list_len(Term l) {
+    long n = 0;
+    for (; is_list(l); l = list_tail(l)) n++;
+    return is_nil(l) ? n : -1;
+}
+
+/* ---- records ---- */
+
+Term bif_is_record_2(Process *p, Term *args) {
+    if (!is_atom(args[1])) BIF_ERROR(p, AM_badarg);
+    Term t = args[0];
+    return BOOL(is_tuple(t) && tuple_arity(t) >= 1 && tuple_elems(t)[0] == args[1]);
+}
+
+Term bif_is_record_3(Process *p, Term *args) {
+    if (!is_atom(args[1]) || !is_small(args[2])) BIF_ERROR(p, AM_badarg);
+    Term t = args[0];
+    SWord n = small_val(args[2]);
+    return BOOL(is_tuple(t) && n >= 1 && tuple_arity(t) == (UWord)n && tuple_elems(t)[0] == args[1]);
+}
+
+/* ---- erlang ---- */
+
+Term bif_map_size_1(Process *p, Term *args) {
+    CHECK_MAP(args[0]);
+    return make_small(map_size(args[0]));
+}
+
+Term bif_is_map_key_2(Process *p, Term *args) {
+    CHECK_MAP(args[1]);
+    return BOOL(map_index(args[1], args[0]) >= 0);
+}
+
+Term bif_map_get_2(Process *p, Term *args) {
+    CHECK_MAP(args[1]);
+    Term v = map_get(args[1], args[0]);
+    if (v == THE_NON_VALUE) return bif_raise_tagged(p, ATOM_TERM(badkey), args[0]);
+    return v;
+}
+
+/* ---- maps ---- */
+
+Term bif_map_get_2_maps(Process *p, Term *args) { return bif_map_get_2(p, args); }
+
+Term bif_maps_get_3(Process *p, Term *args) {
+    CHECK_MAP(args[1]);
+    Term v = map_get(args[1], args[0]);
+    return v == THE_NON_VALUE ? args[2] : v;
+}
+
+Term bif_maps_find_2(Process *p, Term *args) {
+    CHECK_MAP(args[1]);
+    Term v = map_get(args[1], args[0]);
+    return v == THE_NON_VALUE ? AM_error : tuple2(p, AM_ok, v);
+}
+
+Term bif_maps_is_key_2(Process *p, Term *args) { return bif_is_map_key_2(p, args); }
+
+Term bif_maps_put_3(Process *p, Term *args) {
+    CHECK_MAP(args[2]);
+    return map_put_pairs(p, args[2], args, 1, 0, NULL);
+}
+
+Term bif_maps_update_3(Process *p, Term *args) {
+    CHECK_MAP(args[2]);
+    Term missing = THE_NON_VALUE;
+    Term r = map_put_pairs(p, args[2], args, 1, 1, &missing);
+    if (r == THE_NON_VALUE) return bif_raise_tagged(p, ATOM_TERM(badkey), missing);
+    return r;
+}
+
+Term bif_maps_remove_2(Process *p, Term *args) {
+    CHECK_MAP(args[1]);
+    return map_remove(p, args[1], args[0]);
+}
+
+Term bif_maps_take_2(Process *p, Term *args) {
+    CHECK_MAP(args[1]);
+    Term v = map_get(args[1], args[0]);
+    if (v == THE_NON_VALUE) return AM_error;
+    Term m = map_remove(p, args[1], args[0]);
+    return tuple2(p, v, m);
+}
+
+Term bif_maps_size_1(Process *p, Term *args) { return bif_map_size_1(p, args); }
+
+Term bif_maps_new_0(Process *p, Term *args) { (void)p; (void)args; return map_empty(); }
+
+/* keys (what 0), values (1) or {K, V} pairs (2), in key order */
+static Term to_list(Process *p, Term m, int what) {
+    UWord n = map_size(m);
+    if (n == 0) return NIL;
+    Term *hp = heap_alloc(p, n * (what == 2 ? 5 : 2));
+    const Term *k = map_keys(m), *v = map_vals(m);
+    Term l = NIL;
+    for (UWord i = n; i-- > 0;) {
+        Term x;
+        if (what == 0) x = k[i];
+        else if (what == 1) x = v[i];
+        else {
+            hp[0] = make_tuple_header(2); hp[1] = k[i]; hp[2] = v[i];
+            x = make_boxed(hp);
+            hp += 3;
+        }
+        hp[0] = x; hp[1] = l;
+        l = make_list(hp);
+        hp += 2;
+    }
+    return l;
+}
+
+Term bif_maps_keys_1(Process *p, Term *args) { CHECK_MAP(args[0]); return to_list(p, args[0], 0); }
+Term bif_maps_values_1(Process *p, Term *args) { CHECK_MAP(args[0]); return to_list(p, args[0], 1); }
+Term bif_maps_to_list_1(Process *p, Term *args) { CHECK_MAP(args[0]); return to_list(p, args[0], 2); }
+
+Term bif_maps_from_list_1(Process *p, Term *args) {
+    long n = list_len(args[0]);
+    if (n < 0) BIF_ERROR(p, AM_badarg);
+    Term *kv = xmalloc(sizeof(Term) * 2 * (size_t)n);
+    long i = 0;
+    for (Term l = args[0]; is_list(l); l = list_tail(l), i++) {
+        Term t = list_head(l);
+        if (!is_tuple(t) || tuple_arity(t) != 2) { free(kv); BIF_ERROR(p, AM_badarg); }
+        kv[2 * i] = tuple_elems(t)[0];
+        kv[2 * i + 1] = tuple_elems(t)[1];
+    }
+    Term r = map_put_pairs(p, map_empty(), kv, (size_t)n, 0, NULL);
+    free(kv);
+    p->reds -= n / 16;
+    return r;
+}
+
+Term bif_maps_from_keys_2(Process *p, Term *args) {
+    long n = list_len(args[0]);
+    if (n < 0) BIF_ERROR(p, AM_badarg);
+    Term *kv = xmalloc(sizeof(Term) * 2 * (size_t)n);
+    long i = 0;
+    for (Term l = args[0]; is_list(l); l = list_tail(l), i++) {
+        kv[2 * i] = list_head(l);
+        kv[2 * i + 1] = args[1];
+    }
+    Term r = map_put_pairs(p, map_empty(), kv, (size_t)n, 0, NULL);
+    free(kv);
+    return r;
+}
+
+Term bif_maps_merge_2(Process *p, Term *args) {
+    CHECK_MAP(args[0]);
+    CHECK_MAP(args[1]);
+    Term a = args[0], b = args[1];
+    UWord n = map_size(b);
+    if (n == 0) return a;
+    if (map_size(a) == 0) return b;
+    Term *kv = xmalloc(sizeof(Term) * 2 * n);
+    const Term *k = map_keys(b), *v = map_vals(b);
+    for (UWord i = 0; i < n; i++) { kv[2 * i] = k[i]; kv[2 * i + 1] = v[i]; }
+    Term r = map_put_pairs(p, a, kv, n, 0, NULL);
+    free(kv);
+    p->reds -= (SWord)((map_size(a) + n) / 16);
+    return r;
+}
+
+/* with/2 (keep listed keys) and without/2 (drop them) */
+static Term select_keys(Process *p, Term *args, int with) {
+    Term ks = args[0], m = args[1];
+    CHECK_MAP(m);
+    if (list_len(ks) < 0) BIF_ERROR(p, AM_badarg);
+    UWord n = map_size(m);
+    unsigned char *keep = xmalloc(n);
+    memset(keep, with ? 0 : 1, n);
+    for (Term l = ks; is_list(l); l = list_tail(l)) {
+        long i = map_index(m, list_head(l));
+        if (i >= 0) keep[i] = (unsigned char)with;
+    }
+    Term r = map_select(p, m, keep);
+    free(keep);
+    return r;
+}
+
+Term bif_maps_with_2(Process *p, Term *args) { return select_keys(p, args, 1); }
+Term bif_maps_without_2(Process *p, Term *args) { return select_keys(p, args, 0); }

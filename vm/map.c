@@ -1,0 +1,175 @@
+/* map.c — flat sorted maps: lookup, update, removal, order (layout: map.h).
+ *
+ * Updates sort the new pairs once (stable, so that the last of several
+ * pairs with the same key wins), then merge them with the map's sorted keys
+ * in one pass to count the result and a second to fill it, so exactly the
+ * words needed are allocated. Nothing here collects or recurses on the
+ * data, except term_compare_maps, which compares keys and values through
+ * compare.c (itself iterative).
+ */
+#include <gc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map.h"
+#include "compare.h"
+
+static Term empty_map;
+static pthread_once_t empty_once = PTHREAD_ONCE_INIT;
+
+static void make_empty(void) {
+    /* Boehm memory, scanned, so the map keeps its keys tuple alive; the
+     * static variable keeps the map alive */
+    Term *t = GC_MALLOC(sizeof(Term));
+    Term *m = GC_MALLOC(2 * sizeof(Term));
+    if (!t || !m) { fputs("mini: out of memory (empty map)\n", stderr); abort(); }
+    t[0] = make_tuple_header(0);
+    m[0] = make_header(1, BOXED_MAP);
+    m[1] = make_boxed(t);
+    empty_map = make_boxed(m);
+}
+
+Term map_empty(void) {
+    pthread_once(&empty_once, make_empty);
+    return empty_map;
+}
+
+long map_index(Term m, Term key) {
+    const Term *k = map_keys(m);
+    long lo = 0, hi = (long)map_size(m) - 1;
+    if (is_immed(key)) {
+        /* an immediate key equals only the identical word: a short scan
+         * beats comparisons for small maps */
+        if (hi < 8) {
+            for (long i = 0; i <= hi; i++) if (k[i] == key) return i;
+            return -1;
+        }
+    }
+    while (lo <= hi) {
+        long mid = lo + (hi - lo) / 2;
+        int c = term_compare_exact(k[mid], key);
+        if (c == 0) return mid;
+        if (c < 0) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+}
+
+Term map_get(Term m, Term key) {
+    long i = map_index(m, key);
+    return i < 0 ? THE_NON_VALUE : map_vals(m)[i];
+}
+
+typedef struct KV { Term k, v; size_t seq; } KV;
+
+static int kv_cmp(const void *a, const void *b) {
+    const KV *x = a, *y = b;
+    int c = term_compare_exact(x->k, y->k);
+    if (c) return c;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+Term map_put_pairs(Process *p, Term m, const Term *kv, size_t npairs, int exact, Term *missing) {
+    size_t n = map_size(m);
+    if (npairs == 0) return m;
+    KV buf[8];
+    KV *s = npairs <= 8 ? buf : malloc(npairs * sizeof *s);
+    if (!s) { fputs("mini: out of memory (map update)\n", stderr); abort(); }
+    for (size_t i = 0; i < npairs; i++) { s[i].k = kv[2 * i]; s[i].v = kv[2 * i + 1]; s[i].seq = i; }
+    if (npairs > 1) qsort(s, npairs, sizeof *s, kv_cmp);
+    /* keep the last pair of each run of equal keys */
+    size_t ns = 0;
+    for (size_t i = 0; i < npairs; i++) {
+        if (i + 1 < npairs && term_compare_exact(s[i].k, s[i + 1].k) == 0) continue;
+        s[ns++] = s[i];
+    }
+    const Term *ok = map_keys(m), *ov = map_vals(m);
+    size_t i = 0, j = 0, total = 0, fresh = 0;
+    while (i < n || j < ns) {
+        int c = i == n ? 1 : j == ns ? -1 : term_compare_exact(ok[i], s[j].k);
+        if (c < 0) i++;
+        else if (c > 0) { fresh++; j++; }
+        else { i++; j++; }
+        total++;
+    }
+    Term result;
+    if (exact && fresh) {
+        /* the first missing key in the order the pairs were given */
+        size_t best = (size_t)-1;
+        for (size_t q = 0; q < ns; q++)
+            if (map_index(m, s[q].k) < 0 && s[q].seq < best) { best = s[q].seq; *missing = s[q].k; }
+        result = THE_NON_VALUE;
+    } else if (!fresh) {
+        /* same key set: share the keys tuple, copy and patch the values */
+        Term *hp = heap_alloc(p, 2 + n);
+        hp[0] = make_header(n + 1, BOXED_MAP);
+        hp[1] = map_keys_tuple(m);
+        memcpy(hp + 2, ov, n * sizeof(Term));
+        for (i = 0, j = 0; j < ns; i++)
+            if (term_compare_exact(ok[i], s[j].k) == 0) hp[2 + i] = s[j++].v;
+        result = make_boxed(hp);
+    } else {
+        Term *kt = heap_alloc(p, 1 + total + 2 + total);
+        Term *hp = kt + 1 + total;
+        kt[0] = make_tuple_header(total);
+        hp[0] = make_header(total + 1, BOXED_MAP);
+        hp[1] = make_boxed(kt);
+        size_t o = 0;
+        i = j = 0;
+        while (i < n || j < ns) {
+            int c = i == n ? 1 : j == ns ? -1 : term_compare_exact(ok[i], s[j].k);
+            if (c < 0) { kt[1 + o] = ok[i]; hp[2 + o] = ov[i]; i++; }
+            else if (c > 0) { kt[1 + o] = s[j].k; hp[2 + o] = s[j].v; j++; }
+            else { kt[1 + o] = ok[i]; hp[2 + o] = s[j].v; i++; j++; }
+            o++;
+        }
+        result = make_boxed(hp);
+    }
+    if (s != buf) free(s);
+    return result;
+}
+
+Term map_select(Process *p, Term m, const unsigned char *keep) {
+    size_t n = map_size(m), total = 0;
+    for (size_t i = 0; i < n; i++) total += keep[i] != 0;
+    if (total == n) return m;
+    if (total == 0) return map_empty();
+    const Term *ok = map_keys(m), *ov = map_vals(m);
+    Term *kt = heap_alloc(p, 1 + total + 2 + total);
+    Term *hp = kt + 1 + total;
+    kt[0] = make_tuple_header(total);
+    hp[0] = make_header(total + 1, BOXED_MAP);
+    hp[1] = make_boxed(kt);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++)
+        if (keep[i]) { kt[1 + o] = ok[i]; hp[2 + o] = ov[i]; o++; }
+    return make_boxed(hp);
+}
+
+Term map_remove(Process *p, Term m, Term key) {
+    long idx = map_index(m, key);
+    if (idx < 0) return m;
+    size_t n = map_size(m);
+    unsigned char small[64];
+    unsigned char *keep = n <= sizeof small ? small : malloc(n);
+    if (!keep) { fputs("mini: out of memory (map remove)\n", stderr); abort(); }
+    memset(keep, 1, n);
+    keep[idx] = 0;
+    Term r = map_select(p, m, keep);
+    if (keep != small) free(keep);
+    return r;
+}
+
+int term_compare_maps(Term a, Term b, int exact) {
+    UWord na = map_size(a), nb = map_size(b);
+    if (na != nb) return na < nb ? -1 : 1;
+    int c = term_compare_exact(map_keys_tuple(a), map_keys_tuple(b));
+    if (c) return c;
+    const Term *va = map_vals(a), *vb = map_vals(b);
+    for (UWord i = 0; i < na; i++) {
+        c = exact ? term_compare_exact(va[i], vb[i]) : term_compare(va[i], vb[i]);
+        if (c) return c;
+    }
+    return 0;
+}

@@ -1,0 +1,58 @@
+/* map.h — the layout of a map and the operations on it.
+ *
+ * A map is a boxed object of kind BOXED_MAP with N + 1 payload words:
+ *
+ *     [header: arity N+1, BOXED_MAP][keys][v1][v2] ... [vN]
+ *
+ * `keys` is a tuple of the N keys in Erlang's map key order (the standard
+ * term order, except that every integer sorts before every float, so 1 and
+ * 1.0 are different keys: term_compare_exact); value i belongs to key i.
+ * Every payload word is a term, so the collector and the message copier
+ * treat a map like a tuple. This is BEAM's "flat map". BEAM switches to a
+ * hash trie above 32 keys; Mini keeps every map flat: lookup is a binary
+ * search (O(log n)), and an update copies the value words and, when the key
+ * set changes, the keys tuple (O(n)). An update that keeps the key set
+ * (`:=`, or `=>` on existing keys) shares the old keys tuple.
+ *
+ * Because maps are always sorted, iteration (maps:to_list, keys, printing)
+ * is in key order. That is OTP's order up to 32 keys; above that OTP iterates
+ * in hash-trie order, which Mini does not imitate.
+ *
+ * Operations that build maps allocate with heap_alloc (never collect), so
+ * they may be called from BIFs and emulator instructions alike.
+ */
+#ifndef MINI_MAP_H
+#define MINI_MAP_H
+
+#include "process.h"
+
+static inline int is_map_term(Term t) { return is_boxed_kind(t, BOXED_MAP); }
+static inline UWord map_size(Term m) { return header_arity(boxed_header(m)) - 1; }
+static inline Term map_keys_tuple(Term m) { return boxed_ptr(m)[1]; }
+static inline Term *map_keys(Term m) { return tuple_elems(boxed_ptr(m)[1]); }
+static inline Term *map_vals(Term m) { return boxed_ptr(m) + 2; }
+
+/* The empty map, a constant outside every heap (like a literal). */
+Term map_empty(void);
+
+/* Index of key in m, or -1. */
+long map_index(Term m, Term key);
+/* The value of key in m, or THE_NON_VALUE. */
+Term map_get(Term m, Term key);
+
+/* m with the npairs pairs kv[0]=>kv[1], kv[2]=>kv[3], ... put in (a later
+ * pair wins over an earlier one with the same key). With `exact`, every key
+ * must already be in m: otherwise returns THE_NON_VALUE and sets *missing to
+ * the first such key in kv order. m must be a map. */
+Term map_put_pairs(Process *p, Term m, const Term *kv, size_t npairs, int exact, Term *missing);
+/* m without key (m itself when key is absent). */
+Term map_remove(Process *p, Term m, Term key);
+/* A map of the keys for which keep[i] is set (in m's order). */
+Term map_select(Process *p, Term m, const unsigned char *keep);
+
+/* Erlang's order of two maps: by size, then the keys (exactly, in key
+ * order), then the values in key order (exactly when `exact`). Defines
+ * compare.h's hook. */
+int term_compare_maps(Term a, Term b, int exact);
+
+#endif
