@@ -35,7 +35,7 @@ ONLY=${ONLY:-"fib lists ring two big hackbench threadring pingpong flood spawn i
 # ---------------------------------------------------------------- sizes
 if [ $MODE = quick ]; then
   RING_N=1000; RING_CYCLES=3000
-  BIG_NS="100 300 500"
+  BIG_NS="100 200 300"
   HB_GROUPS=10; HB_LOOPS=100
   TR_HOPS=1000000
   PP_N=200000
@@ -59,7 +59,6 @@ fi
 FIB_N=30
 IDLE_N=10000
 
-[ -x "$MINI" ] || { echo "run.sh: $MINI not built (run make)" >&2; exit 2; }
 
 STAMP=$(date +%Y-%m-%d-%H%M)
 mkdir -p bench/results
@@ -67,6 +66,15 @@ CSV=bench/results/$STAMP-$MODE.csv
 TXT=bench/results/$STAMP-$MODE.txt
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+
+# Others may rebuild bin/mini while this runs: measure a snapshot of the binary
+# with the stdlib/ and examples/ it finds beside it (../stdlib, ../examples).
+[ -x "$MINI" ] || { echo "run.sh: $MINI not built (run make)" >&2; exit 2; }
+MINI_SRC=$MINI
+mkdir -p "$TMP/snap/bin"
+cp "$MINI" "$TMP/snap/bin/mini" && cp -r "$(dirname "$MINI")/../stdlib" "$(dirname "$MINI")/../examples" "$TMP/snap/" \
+  || { echo "run.sh: cannot snapshot $MINI" >&2; exit 2; }
+MINI=$TMP/snap/bin/mini
 
 HAVE_ERL=0
 if command -v "$ERL" >/dev/null 2>&1 && command -v erlc >/dev/null 2>&1; then
@@ -82,7 +90,7 @@ command -v "$LUA" >/dev/null 2>&1 && HAVE_LUA=1
   echo "# Mini benchmarks, mode=$MODE, runs=$RUNS, $(date -Iseconds)"
   echo "# host: $(uname -n), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
   echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "# mini: $("$MINI" --version 2>&1), git $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- vm compiler stdlib 2>/dev/null || echo ' (+ uncommitted changes in vm/compiler/stdlib)')"
+  echo "# mini: $("$MINI" --version 2>&1) ($MINI_SRC, $(stat -c %y "$MINI_SRC" | cut -d. -f1), md5 $(md5sum < "$MINI" | cut -c1-12)), git $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- vm compiler stdlib 2>/dev/null || echo ' (+ uncommitted changes in vm/compiler/stdlib)')"
   echo "# erl: $ERL_VSN"
   echo "# lua: $([ $HAVE_LUA = 1 ] && "$LUA" -v 2>&1 | head -1 || echo 'not installed')"
   echo "# sizes: ring $RING_N x $RING_CYCLES, big $BIG_NS, hackbench $HB_GROUPS x 20 x 20 x $HB_LOOPS, threadring $TR_HOPS hops, pingpong $PP_N, flood up to $FLOOD_MAX (erl alloc up to $ERL_ALLOC_MAX), spawn $SPAWN_N, idle $IDLE_N, fib $FIB_N, lists reps $LISTS_REPS"
