@@ -103,6 +103,47 @@ def report(header, d):
     P = out.append
     cfg_all = MINI + ERL
 
+    # ---- headline: one line per workload, all configurations side by side
+    P("### summary (medians; details below)\n")
+    heads = ["workload", "unit"] + [NAMES[c] for c in cfg_all] + ["lua5.4"]
+    rows = []
+
+    def line(label, unit, w, p, scale, fmt="{:.0f}", extra=()):
+        if p is None or not any(d.has(w, p, c) for c in cfg_all):
+            return
+        rows.append([label, unit] + [d.cell(w, p, c, scale, fmt) for c in cfg_all]
+                    + [d.cell(w, p, "lua", scale, fmt) if d.has(w, p, "lua") else "–"])
+
+    first = lambda w: (d.params(w) or [None])[0]  # noqa: E731
+    p = first("fib")
+    line("fib(%s)" % p, "ms", "fib", p, 1e-3, "{:.1f}")
+    p = first("lists")
+    line("lists_bench x%s" % p, "ms", "lists", p, 1e-3)
+    p = first("ring")
+    if p:
+        n, cyc = (int(x) for x in p.split("x"))
+        line("ring %s" % p, "ns/hop", "ring", p, 1e3 / (n * cyc))
+        line("ring %s" % p, "ms", "ring", p, 1e-3)
+    p = first("two")
+    line("two rings %s" % p, "ms", "two", p, 1e-3)
+    for n in sorted(d.params("big"), key=int):
+        line("big:bang(%s)" % n, "ms", "big", n, 1e-3, "{:.1f}")
+    p = first("hackbench")
+    line("hackbench %s" % p, "ms", "hackbench", p, 1e-3)
+    p = first("threadring")
+    line("threadring %s hops" % p, "ns/hop", "threadring", p, 1e3 / int(p) if p else 1)
+    p = first("pingpong")
+    line("pingpong %s" % p, "ns/round trip", "pingpong", p, 1e3 / int(p) if p else 1)
+    for v in ("atom", "string", "spawned", "spawned_string", "alloc"):
+        for n in ("10000", "80000", "640000"):
+            line("flood %s %sk" % (v, int(n) // 1000), "ns/msg", "flood", "%s:%s" % (v, n), 1e3 / int(n))
+    p = first("spawn")
+    line("spawn x%s" % p, "µs/spawn", "spawn", p, 1.0 / int(p) if p else 1, "{:.3f}")
+    p = first("idle")
+    line("idle process", "bytes", "idle", p, 1)
+    P(table(heads, rows))
+    P("")
+
     # ---- fib
     if d.params("fib"):
         p = d.params("fib")[0]
