@@ -9,6 +9,7 @@
 #include "bif.h"
 #include "atom.h"
 #include "compare.h"
+#include "binary.h"
 
 #define MAX_TUPLE_SIZE ((UWord)16777215)      /* Erlang's limit */
 
@@ -47,8 +48,9 @@ Term bif_tuple_size_1(Process *p, Term *args) {
     return make_small(tuple_arity(args[0]));
 }
 
-/* size/1: tuples now; binaries when they exist */
+/* size/1: tuples, and binaries (their byte size) */
 Term bif_size_1(Process *p, Term *args) {
+    if (is_binary(args[0])) return make_small((SWord)bin_size(args[0]));
     if (!is_tuple(args[0])) BIF_ERROR(p, AM_badarg);
     return make_small(tuple_arity(args[0]));
 }
