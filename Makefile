@@ -22,7 +22,7 @@ ifdef GC_STRESS
   CFLAGS_MODE += -DGC_STRESS=1
 endif
 ifdef SAN
-  CFLAGS_MODE += -fsanitize=$(SAN) -fno-omit-frame-pointer
+  CFLAGS_MODE += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=undefined
   LDFLAGS += -fsanitize=$(SAN)
 endif
 ifdef TSAN
@@ -87,6 +87,23 @@ test: deps
 check-gc:
 	@$(MAKE) --no-print-directory GC_STRESS=1 MODE=debug all unit
 	@sh tests/run.sh bin/mini-debug-gcstress build/debug-gcstress/tests
+
+# The process and concurrency tests under ThreadSanitizer, with 2 and 4
+# schedulers; any report fails the test.
+check-tsan: deps
+	@$(MAKE) --no-print-directory TSAN=1 all
+	@for s in 2 4; do echo "== ThreadSanitizer, +S $$s"; \
+	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="+S $$s" ONLY='proc_*' SAN_CHECK=1 \
+	  sh tests/run.sh bin/mini-release-tsan build/release-tsan/tests || exit 1; done
+
+# Everything under AddressSanitizer and UndefinedBehaviorSanitizer, then the
+# process tests again with 2 and 4 schedulers.
+check-asan: deps
+	@$(MAKE) --no-print-directory SAN=address,undefined all unit
+	@ASAN_OPTIONS="detect_leaks=0" SAN_CHECK=1 sh tests/run.sh bin/mini-release-san build/release-san/tests
+	@for s in 2 4; do echo "== AddressSanitizer, +S $$s"; \
+	  ASAN_OPTIONS="detect_leaks=0" MINI_FLAGS="+S $$s" ONLY='proc_*' SAN_CHECK=1 \
+	  sh tests/run.sh bin/mini-release-san build/release-san/tests || exit 1; done
 
 clean:
 	rm -rf build bin

@@ -10,7 +10,9 @@
 #   tests/errors/NAME.mini   stderr must equal NAME.err, exit status 1
 #   tests/codegen/NAME.mini  `BIN -S NAME.mini` must equal NAME.S
 #   examples/tests/NAME.sh   a script that exits 0 on success
-# MINI_FLAGS adds VM flags to every run (e.g. "+S 1"). Ends with the line
+# MINI_FLAGS adds VM flags to every run (e.g. "+S 1"). ONLY selects a subset
+# of the language tests by a glob (e.g. 'proc_*') and skips the other kinds;
+# SAN_CHECK=1 also fails a test whose stderr has a sanitizer report. Ends with the line
 # `N passed, M failed` and exits non-zero if anything failed.
 
 one_test() {
@@ -37,6 +39,10 @@ one_test() {
       timeout "$TIMEOUT" sh "$t" "$BIN" >"$out" 2>"$err" </dev/null; st=$?
       [ $st -eq 0 ] && ok=1 || ok=0 ;;
   esac
+  if [ $ok = 1 ] && [ -n "$SAN_CHECK" ] &&
+     grep -qE 'ThreadSanitizer|AddressSanitizer|LeakSanitizer|runtime error:' "$err"; then
+    ok=0
+  fi
   if [ $ok = 1 ]; then
     echo "pass $kind $t" > "$results/$name.result"
   else
@@ -60,8 +66,11 @@ TIMEOUT=${TEST_TIMEOUT:-120}
 JOBS=$(nproc 2>/dev/null || echo 2)
 results=$(mktemp -d)
 trap 'rm -rf "$results"' EXIT
-export BIN TIMEOUT results MINI_FLAGS
+export BIN TIMEOUT results MINI_FLAGS SAN_CHECK
 
+if [ -n "$ONLY" ]; then
+  for t in tests/lang/$ONLY.mini; do [ -f "$t" ] && echo "lang $t"; done > "$results/list"
+else
 {
   for t in "$UNIT_DIR"/test_*; do [ -x "$t" ] && echo "unit $t"; done
   for t in tests/lang/*.mini; do [ -f "$t" ] && echo "lang $t"; done
@@ -69,6 +78,7 @@ export BIN TIMEOUT results MINI_FLAGS
   for t in tests/codegen/*.mini; do [ -f "$t" ] && echo "codegen $t"; done
   for t in examples/tests/*.sh; do [ -f "$t" ] && echo "script $t"; done
 } > "$results/list"
+fi
 
 xargs -P "$JOBS" -L 1 sh "$0" --one < "$results/list"
 passed=$(cat "$results"/*.result 2>/dev/null | grep -c '^pass ')

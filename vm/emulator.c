@@ -95,16 +95,7 @@ static Term raise_error(Process *p, Term reason) {
 static Term location(Process *p, LoadedModule *m, int line) {
     Term loc = NIL;
     if (line > 0) loc = cons(p, tuple2(p, ATOM_TERM(line), make_small(line)), loc);
-    if (m->file) {
-        if (!m->file_term) {
-            size_t n = strlen(m->file);
-            int *codes = malloc(sizeof(int) * (n + 1));
-            for (size_t i = 0; i < n; i++) codes[i] = (unsigned char)m->file[i];
-            m->file_term = lit_string(codes, n);
-            free(codes);
-        }
-        loc = cons(p, tuple2(p, ATOM_TERM(file), m->file_term), loc);
-    }
+    if (m->file_term) loc = cons(p, tuple2(p, ATOM_TERM(file), m->file_term), loc);
     return loc;
 }
 

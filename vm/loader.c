@@ -18,6 +18,7 @@
 #include "bif.h"
 #include "atom.h"
 #include "emulator.h"
+#include "literal.h"
 
 /* Number of words an instruction takes, operands included. */
 static size_t instr_size(const UWord *code) {
@@ -56,6 +57,13 @@ LoadedModule *loader_load(const CodeModule *cm) {
     LoadedModule *lm = GC_MALLOC(sizeof *lm);
     lm->name = cm->name;
     lm->file = cm->file;
+    if (cm->file) {
+        /* the file name as a string, for stack traces: made once, here */
+        size_t n = strlen(cm->file);
+        int *codes = GC_MALLOC_ATOMIC(sizeof(int) * (n + 1));
+        for (size_t i = 0; i < n; i++) codes[i] = (unsigned char)cm->file[i];
+        lm->file_term = lit_string(codes, n);
+    }
     lm->ncode = out;
     lm->code = GC_MALLOC(sizeof(Instr) * (out + 1));
     lm->lines = GC_MALLOC_ATOMIC(sizeof(LineEntry) * (size_t)(nlines + 1));

@@ -16,8 +16,10 @@ int mailbox_push(Mailbox *mb, Message *m) {
     do {
         if (old == MAILBOX_CLOSED) return -1;
         m->next = old == MAILBOX_WAITING ? NULL : old;
-    } while (!atomic_compare_exchange_weak_explicit(&mb->inbox, &old, m, memory_order_release,
-                                                    memory_order_relaxed));
+    /* acq_rel: a sender that finds MAILBOX_WAITING will make the owner
+     * runnable, so it must see everything the owner did before it waited */
+    } while (!atomic_compare_exchange_weak_explicit(&mb->inbox, &old, m, memory_order_acq_rel,
+                                                    memory_order_acquire));
     return old == MAILBOX_WAITING;
 }
 

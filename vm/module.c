@@ -10,6 +10,7 @@
  */
 #include <gc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +36,10 @@ static ExportNode *export_buckets[EXPORT_BUCKETS];
 static pthread_mutex_t export_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static LoadedModule *modules[MAX_MODULES];
-static int nmodules;
+/* Written under load_lock; read without it (stack traces, process_info,
+ * module_find), so entries and the count are published with release stores. */
+static _Atomic(LoadedModule *) modules[MAX_MODULES];
+static _Atomic int nmodules;
 
 static const char *paths[MAX_PATHS];
 static int npaths;
@@ -83,8 +86,11 @@ static void export_bifs(void) {
 }
 
 LoadedModule *module_find(Term name) {
-    for (int i = 0; i < nmodules; i++)
-        if (modules[i]->name == name) return modules[i];
+    int n = atomic_load_explicit(&nmodules, memory_order_acquire);
+    for (int i = 0; i < n; i++) {
+        LoadedModule *m = atomic_load_explicit(&modules[i], memory_order_acquire);
+        if (m->name == name) return m;
+    }
     return NULL;
 }
 
@@ -145,9 +151,16 @@ static LoadedModule *compile_and_load(const char *path, const char *src, size_t 
 }
 
 void module_register(LoadedModule *lm) {
-    for (int i = 0; i < nmodules; i++)
-        if (modules[i]->name == lm->name) { modules[i] = lm; return; }
-    if (nmodules < MAX_MODULES) modules[nmodules++] = lm;
+    int n = atomic_load_explicit(&nmodules, memory_order_relaxed);
+    for (int i = 0; i < n; i++)
+        if (atomic_load_explicit(&modules[i], memory_order_relaxed)->name == lm->name) {
+            atomic_store_explicit(&modules[i], lm, memory_order_release);
+            return;
+        }
+    if (n < MAX_MODULES) {
+        atomic_store_explicit(&modules[n], lm, memory_order_release);
+        atomic_store_explicit(&nmodules, n + 1, memory_order_release);
+    }
 }
 
 LoadedModule *module_load_file(const char *path) {
@@ -235,8 +248,9 @@ int module_ensure_loaded(Term mod) {
 }
 
 int module_locate(const Instr *pc, LoadedModule **modp, const FunctionInfo **fnp, int *line) {
-    for (int i = 0; i < nmodules; i++) {
-        LoadedModule *m = modules[i];
+    int n = atomic_load_explicit(&nmodules, memory_order_acquire);
+    for (int i = 0; i < n; i++) {
+        LoadedModule *m = atomic_load_explicit(&modules[i], memory_order_acquire);
         if (pc < m->code || pc >= m->code + m->ncode) continue;
         /* functions are laid out in order: the last one starting at or before pc */
         const FunctionInfo *fn = NULL;

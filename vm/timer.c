@@ -53,7 +53,7 @@ static void insert(Timer *t) {
     Timer **b = &by_ref[t->ref % REF_BUCKETS];
     t->ref_next = *b;
     *b = t;
-    count++;
+    __atomic_add_fetch(&count, 1, __ATOMIC_RELAXED);   /* read without the lock */
 }
 
 static void unlink_timer(Timer *t) {
@@ -63,7 +63,7 @@ static void unlink_timer(Timer *t) {
     Timer **b = &by_ref[t->ref % REF_BUCKETS];
     while (*b != t) b = &(*b)->ref_next;
     *b = t->ref_next;
-    count--;
+    __atomic_sub_fetch(&count, 1, __ATOMIC_RELAXED);
 }
 
 static void add(uint64_t ms, Term dest, Message *m, uint64_t ref) {
