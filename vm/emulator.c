@@ -162,6 +162,7 @@ RunResult emulator_run(Process *p) {
     }
 
     Term *x = p->x;
+    Term *E;
     const Instr *pc = p->pc;
     const Instr *cp = p->cp;
     SWord reds = p->reds > 0 ? p->reds : REDUCTIONS_PER_SLICE;
@@ -170,9 +171,14 @@ RunResult emulator_run(Process *p) {
     Term top_frame = THE_NON_VALUE;  /* extra first trace entry for raise */
 
     if (p->mbuf) reds -= (SWord)gc_ensure(p, 0, p->arity);
+    E = p->stop;
 
-#define SRC(w) (((w) & 3) ? (Term)(w) : ((w) & 4) ? p->stop[(w) >> 3] : x[(w) >> 3])
-#define DST(w) (*(((w) & 4) ? &p->stop[(w) >> 3] : &x[(w) >> 3]))
+/* E mirrors p->stop in a register: every change to the stack pointer writes
+ * both, and E is reloaded after anything that may collect (which moves the
+ * stack): gc_ensure and BIF calls. */
+#define SRC(w) (((w) & 3) ? (Term)(w) : ((w) & 4) ? E[(w) >> 3] : x[(w) >> 3])
+#define DST(w) (*(((w) & 4) ? &E[(w) >> 3] : &x[(w) >> 3]))
+#define LOAD_E() (E = p->stop)
 #define NEXT() goto *(const void *)*pc
 #define DISPATCH(n) do { pc += (n); NEXT(); } while (0)
 #define FAIL_TO(lbl) do { pc = (const Instr *)(lbl); NEXT(); } while (0)
@@ -201,22 +207,28 @@ L_func_info: {
 
 L_allocate: {
     UWord n = pc[1];
-    if ((size_t)(p->stop - p->htop) < n + 1) reds -= (SWord)gc_ensure(p, n + 1, (int)pc[2]);
-    p->stop -= n + 1;
-    p->stop[0] = make_cp(cp);
-    for (UWord i = 1; i <= n; i++) p->stop[i] = NIL;
+    if ((size_t)(E - p->htop) < n + 1) {
+        reds -= (SWord)gc_ensure(p, n + 1, (int)pc[2]);
+        LOAD_E();
+    }
+    p->stop = E -= n + 1;
+    E[0] = make_cp(cp);
+    for (UWord i = 1; i <= n; i++) E[i] = NIL;
     DISPATCH(3);
 }
 
 L_deallocate: {
-    cp = cp_val(p->stop[0]);
-    p->stop += pc[1] + 1;
+    cp = cp_val(E[0]);
+    p->stop = E += pc[1] + 1;
     DISPATCH(2);
 }
 
 L_test_heap: {
     UWord n = pc[1];
-    if ((size_t)(p->stop - p->htop) < n || p->mbuf) reds -= (SWord)gc_ensure(p, n, (int)pc[2]);
+    if ((size_t)(E - p->htop) < n || p->mbuf) {
+        reds -= (SWord)gc_ensure(p, n, (int)pc[2]);
+        LOAD_E();
+    }
     DISPATCH(3);
 }
 
@@ -225,8 +237,8 @@ L_call:
     ENTER((const Instr *)pc[2], (int)pc[1]);
 
 L_call_last:
-    cp = cp_val(p->stop[0]);
-    p->stop += pc[3] + 1;
+    cp = cp_val(E[0]);
+    p->stop = E += pc[3] + 1;
     ENTER((const Instr *)pc[2], (int)pc[1]);
 
 L_call_only:
@@ -238,8 +250,8 @@ L_call_ext:
     goto do_call_export;
 
 L_call_ext_last:
-    cp = cp_val(p->stop[0]);
-    p->stop += pc[3] + 1;
+    cp = cp_val(E[0]);
+    p->stop = E += pc[3] + 1;
     ep = (Export *)pc[2]; arity = (int)pc[1];
     goto do_call_export;
 
@@ -253,8 +265,8 @@ L_call_fun:
     goto do_call_fun;
 
 L_call_fun_last:
-    cp = cp_val(p->stop[0]);
-    p->stop += pc[2] + 1;
+    cp = cp_val(E[0]);
+    p->stop = E += pc[2] + 1;
     arity = (int)pc[1];
     goto do_call_fun;
 
@@ -264,8 +276,8 @@ L_apply:
     goto do_apply;
 
 L_apply_last:
-    cp = cp_val(p->stop[0]);
-    p->stop += pc[2] + 1;
+    cp = cp_val(E[0]);
+    p->stop = E += pc[2] + 1;
     arity = (int)pc[1];
     goto do_apply;
 
@@ -289,6 +301,7 @@ L_bif: {
     p->cp = cp;
     Term r = b->fn(p, args);
     reds = p->reds;
+    LOAD_E();
     if (r == THE_NON_VALUE) {
         if (pc[1]) FAIL_TO(pc[1]);
         if (p->exc_class == EXC_ERROR && b->fn != bif_error_1 && b->fn != bif_error_2)
@@ -642,6 +655,7 @@ do_call_export:
         p->cp = cp;
         Term r = ep->bif->fn(p, x);
         reds = p->reds;
+        LOAD_E();
         if (r == THE_NON_VALUE) {
             if (p->exc_class == EXC_ERROR && ep->bif->fn != bif_error_1 && ep->bif->fn != bif_error_2)
                 top_frame = tuple4(p, ep->module, ep->name, args_list(p, x, arity), NIL);
@@ -716,7 +730,7 @@ unwind: {
     for (Term *s = p->stop; s < p->hend; s++) {
         if (is_cp(*s)) frame = s;
         else if (is_catch(*s)) {
-            p->stop = frame;
+            p->stop = E = frame;
             pc = catch_val(*s);
             cp = cp_val(frame[0]);
             x[0] = THE_NON_VALUE;
