@@ -684,6 +684,7 @@ int cg_pred(Fn *f, Expr *e, int tail) {
         return 0;
     }
     case E_BLOCK: return pred_body(f, e->body, e->nbody, tail);
+    case E_MAP: case E_MAP_UPDATE: return cg_map_pred(f, e);
     case E_CASE:
     case E_BIN: return cg_bin_pred(f, e);
         if (cg_pred(f, e->a, 0)) return 1;
@@ -959,7 +960,7 @@ void cg_expr(Fn *f, Expr *e, int tail, UWord dest) {
     case E_CATCH: cg_catch(f, e, dest); break;
     case E_LC: cg_lc(f, e, tail, dest); return;
     case E_RECORD: case E_RECORD_UPDATE: case E_RECORD_FIELD: unsupported(f, e, "records"); break;
-    case E_MAP: case E_MAP_UPDATE: unsupported(f, e, "maps"); break;
+    case E_MAP: case E_MAP_UPDATE: cg_map(f, e, dest); break;       /* codegen_map.c */
     case E_BIN: cg_bin_construct(f, e, dest); break;           /* codegen_bin.c */
     case E_BIN_LC: unsupported(f, e, "binary comprehensions"); break;
     default: cg_error(f, e->line, e->col, "internal: unexpected expression"); break;

@@ -165,6 +165,11 @@ int cg_type_test(Fn *f, Expr *call);
 int cg_irrefutable(Fn *f, Expr *p);
 int cg_is_guard_expr(Fn *f, Expr *e);
 
+/* codegen_map.c */
+void cg_map(Fn *f, Expr *e, UWord dest);
+void cg_match_map(Fn *f, Expr *p, UWord src, int fail);
+int cg_map_pred(Fn *f, Expr *e);
+
 /* codegen_ctl.c */
 void cg_case(Fn *f, Expr *e, int tail, UWord dest);
 void cg_if(Fn *f, Expr *e, int tail, UWord dest);

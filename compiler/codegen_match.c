@@ -109,7 +109,8 @@ void cg_match(Fn *f, Expr *p, UWord src, int fail) {
             unsupported(f, p, "this operator in a pattern");
             goto done;
         case E_RECORD: case E_RECORD_FIELD: case E_RECORD_UPDATE: unsupported(f, p, "records"); goto done;
-        case E_MAP: case E_MAP_UPDATE: unsupported(f, p, "maps"); goto done;
+        case E_MAP: cg_match_map(f, p, src, fail); goto done;         /* codegen_map.c */
+        case E_MAP_UPDATE: unsupported(f, p, "map update in a pattern"); goto done;
         case E_BIN: cg_bin_match(f, p, src, fail); goto done;   /* codegen_bin.c */
         default:
             cg_error(f, p->line, p->col, "illegal pattern");

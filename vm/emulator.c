@@ -27,6 +27,7 @@
 #include "literal.h"
 #include "proc.h"
 #include "timer.h"
+#include "map.h"
 #include "binary.h"
 #include "gc.h"
 
@@ -628,6 +629,46 @@ L_recv_mark:
 L_recv_set:
     if (p->mbox.mark) p->mbox.save = p->mbox.mark;
     DISPATCH(1);
+
+/* ---- maps (map.c): they allocate with heap_alloc, so no live count ---- */
+#define PUT_MAP(exact) do {                                                   \
+        Term m_ = SRC(pc[2]);                                               \
+        UWord n_ = pc[4];                                                   \
+        if (!is_map_term(m_)) {                                             \
+            if (pc[1]) FAIL_TO(pc[1]);                                      \
+            ERROR(tuple2(p, ATOM_TERM(badmap), m_));                        \
+        }                                                                   \
+        Term small_[16];                                                    \
+        Term *kv_ = n_ <= 16 ? small_ : malloc(n_ * sizeof(Term));          \
+        if (!kv_) abort();                                                  \
+        for (UWord i_ = 0; i_ < n_; i_++) kv_[i_] = SRC(pc[5 + i_]);        \
+        Term missing_ = NIL;                                                \
+        Term r_ = map_put_pairs(p, m_, kv_, n_ / 2, (exact), &missing_);    \
+        if (kv_ != small_) free(kv_);                                       \
+        if (r_ == THE_NON_VALUE) {                                          \
+            if (pc[1]) FAIL_TO(pc[1]);                                      \
+            ERROR(tuple2(p, ATOM_TERM(badkey), missing_));                  \
+        }                                                                   \
+        DST(pc[3]) = r_;                                                    \
+        reds -= (SWord)(map_size(r_) / 64);                                 \
+        DISPATCH(5 + n_);                                                   \
+    } while (0)
+L_put_map_assoc:
+    PUT_MAP(0);
+L_put_map_exact:
+    PUT_MAP(1);
+#undef PUT_MAP
+
+L_get_map_elements: {
+    Term m = SRC(pc[2]);
+    UWord n = pc[3];
+    for (UWord i = 0; i < n; i += 2) {
+        Term v = map_get(m, SRC(pc[4 + i]));
+        if (v == THE_NON_VALUE) FAIL_TO(pc[1]);
+        DST(pc[5 + i]) = v;
+    }
+    DISPATCH(4 + n);
+}
 
 /* The scheduler marks the mailbox as waiting once it is done with p: from
  * then on a sender may wake p and another thread may run it. */

@@ -268,6 +268,7 @@ static Term *scan(Gc *g, Term *s, Term *const *top)
         default:                               /* a header */
             switch (header_subtag(w)) {
             case BOXED_TUPLE:                  /* elements are terms */
+            case BOXED_MAP:                    /* [keys tuple][values...] (map.h) */
                 s++;
                 break;
             case BOXED_FUN:                    /* [FunEntry *][free vars...] */

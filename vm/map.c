@@ -95,10 +95,9 @@ Term map_put_pairs(Process *p, Term m, const Term *kv, size_t npairs, int exact,
     }
     Term result;
     if (exact && fresh) {
-        /* the first missing key in the order the pairs were given */
-        size_t best = (size_t)-1;
+        /* the smallest missing key, as OTP (its compiler sorts the keys) */
         for (size_t q = 0; q < ns; q++)
-            if (map_index(m, s[q].k) < 0 && s[q].seq < best) { best = s[q].seq; *missing = s[q].k; }
+            if (map_index(m, s[q].k) < 0) { *missing = s[q].k; break; }
         result = THE_NON_VALUE;
     } else if (!fresh) {
         /* same key set: share the keys tuple, copy and patch the values */

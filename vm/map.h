@@ -43,7 +43,7 @@ Term map_get(Term m, Term key);
 /* m with the npairs pairs kv[0]=>kv[1], kv[2]=>kv[3], ... put in (a later
  * pair wins over an earlier one with the same key). With `exact`, every key
  * must already be in m: otherwise returns THE_NON_VALUE and sets *missing to
- * the first such key in kv order. m must be a map. */
+ * the smallest such key (OTP's choice). m must be a map. */
 Term map_put_pairs(Process *p, Term m, const Term *kv, size_t npairs, int exact, Term *missing);
 /* m without key (m itself when key is absent). */
 Term map_remove(Process *p, Term m, Term key);

@@ -12,6 +12,7 @@
 #include "atom.h"
 #include "module.h"
 #include "binary.h"
+#include "map.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -337,6 +338,26 @@ static void write_rec(OutBuf *b, Term t, long d, int strings, int nest) {
         ob_putc(b, '}');
         return;
     }
+    if (is_map_term(t)) {                /* io_lib:write_map, quirks included */
+        UWord n = map_size(t);
+        const Term *k = map_keys(t), *v = map_vals(t);
+        if (d == 1 || n == 0) { ob_puts(b, "#{}"); return; }
+        long d0 = d - 1, dd = d0;
+        ob_puts(b, "#{");
+        for (UWord i = 0;; i++) {
+            if (i > 0) {                 /* write_map_body(I, dd, d0) */
+                if (dd == 1) { ob_puts(b, ",..."); break; }
+                if (i == n) break;
+                ob_putc(b, ',');
+                dd--;
+            }
+            write_rec(b, k[i], d0, strings, nest + 1);
+            ob_puts(b, " => ");
+            write_rec(b, v[i], d0, strings, nest + 1);
+        }
+        ob_putc(b, '}');
+        return;
+    }
     put_atomic(b, t);
 }
 
@@ -390,6 +411,16 @@ static void pn_leaf_end(PCtx *c, size_t idx) {
     p->n = c->text.len - p->off;
     p->len = (long)p->n;       /* one byte per character (Latin-1)            */
 }
+
+/* maps (map.h): io_lib_pretty's {map, Pairs} and {map_pair, K, V}. A map
+ * node's children are its pairs (then dots, has_tail set); a pair node's
+ * two children are the key and the value. Kept out of the enum above. */
+#define PN_MAP  16
+#define PN_PAIR 17
+static void pn_build_map(PCtx *c, size_t idx, Term t, long d, int strings, int nest);
+static void pn_write_map(PCtx *c, size_t idx);
+static void pp_map_node(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long w, int nest);
+static int cind_map_node(PCtx *c, size_t idx, long col, long ind, long ld, long w, int nest);
 
 /* print_length(Term, D): fills node idx. */
 static void pn_build(PCtx *c, size_t idx, Term t, long d, int strings, int nest) {
@@ -468,6 +499,7 @@ static void pn_build(PCtx *c, size_t idx, Term t, long d, int strings, int nest)
         p->off = at; p->n = n; p->len = len;
         return;
     }
+    if (is_map_term(t)) { pn_build_map(c, idx, t, d, strings, nest); return; }   /* maps */
     if (is_binary(t)) {                              /* binaries: binary.c */
         pn_leaf_begin(c, idx);
         int str = strings && bin_pretty_string(&c->text, t, d);
@@ -497,6 +529,9 @@ static void pn_write(PCtx *c, size_t idx) {
         return;
     case PN_DOTS:
         ob_puts(c->out, "...");
+        return;
+    case PN_MAP: case PN_PAIR:
+        pn_write_map(c, idx);
         return;
     default: {
         int list = p->kind == PN_LIST;
@@ -613,6 +648,7 @@ static void pp(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long
         bin_pretty_layout(c->out, c->text.buf + p->off, p->n, col, c->ll, c->m, ind, ld, w);
         return;
     }
+    if (p->kind == PN_MAP) { pp_map_node(c, idx, col, tind, ind, ld, w, nest); return; }
     Seq s = seq_of(c, idx, 0);
     if (p->kind == PN_LIST) {
         ob_putc(c->out, '[');
@@ -695,6 +731,7 @@ static int cind(PCtx *c, size_t idx, long col, long ind, long ld, long w, int ne
     PNode *p = ND(idx);
     if (p->len < c->ll - col - ld && p->len + w + ld <= c->m) return 1;
     if (p->kind == PN_LEAF || p->kind == PN_DOTS || p->kind == PN_BIN || nest > PRINT_MAX_NEST) return 1;
+    if (p->kind == PN_MAP) return cind_map_node(c, idx, col, ind, ld, w, nest);
     Seq s = seq_of(c, idx, 0);
     if (p->kind == PN_LIST || !p->tagged) return cind_list(c, &s, 0, col + 1, ind, ld, w + 1, nest + 1);
     /* cind_tag_tuple */
@@ -713,10 +750,157 @@ static int cind(PCtx *c, size_t idx, long col, long ind, long ld, long w, int ne
     return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* maps in ~p: io_lib_pretty's print_length_map, pp_map and cind_map   */
+/* ------------------------------------------------------------------ */
+
+static void pn_build_map(PCtx *c, size_t idx, Term t, long d, int strings, int nest) {
+    UWord n = map_size(t);
+    if (n == 0 || d == 1) {
+        pn_leaf_begin(c, idx); ob_puts(&c->text, n == 0 ? "#{}" : "#{...}"); pn_leaf_end(c, idx);
+        return;
+    }
+    /* print_length_map_pairs: the pair at position i is dots when D - i == 1 */
+    size_t k = 0;
+    int dots = 0;
+    for (UWord i = 0; i < n; i++, k++)
+        if (d - (long)i == 1) { dots = 1; break; }
+    size_t at = pn_reserve(c, k + (size_t)dots);
+    long len = 3;
+    for (size_t i = 0; i < k; i++) {
+        size_t kv = pn_reserve(c, 2);
+        pn_build(c, kv, map_keys(t)[i], d - 1, strings, nest + 1);
+        pn_build(c, kv + 1, map_vals(t)[i], d - 1, strings, nest + 1);
+        PNode *q = &c->nodes[at + i];
+        q->kind = PN_PAIR; q->tagged = q->has_tail = 0;
+        q->off = kv; q->n = 2;
+        q->len = c->nodes[kv].len + 4 + c->nodes[kv + 1].len;
+        len += q->len + (i > 0);
+    }
+    if (dots) {
+        PNode *q = &c->nodes[at + k];
+        q->kind = PN_DOTS; q->len = 3; q->n = 0; q->off = 0; q->tagged = q->has_tail = 0;
+        len += 3 + (k > 0);
+    }
+    PNode *p = &c->nodes[idx];
+    p->kind = PN_MAP; p->tagged = 0; p->has_tail = (unsigned char)dots;
+    p->off = at; p->n = k + (size_t)dots; p->len = len;
+}
+
+static void pn_write_map(PCtx *c, size_t idx) {
+    PNode *p = ND(idx);
+    if (p->kind == PN_PAIR) {
+        size_t kv = p->off;
+        pn_write(c, kv);
+        ob_puts(c->out, " => ");
+        pn_write(c, kv + 1);
+        return;
+    }
+    size_t at = p->off, n = p->n;
+    ob_puts(c->out, "#{");
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0) ob_putc(c->out, ',');
+        pn_write(c, at + i);
+    }
+    ob_putc(c->out, '}');
+}
+
+/* ?ATM_PAIR: key and value are both plain text */
+static int pn_atm_pair(PCtx *c, size_t e) {
+    size_t kv = ND(e)->off;
+    return ND(kv)->kind == PN_LEAF && ND(kv + 1)->kind == PN_LEAF;
+}
+
+static long map_value_indent(long tind) { return tind > 0 ? tind : 4; }
+
+/* pp_pair: returns the width used (Ll when it took several lines) */
+static long pp_pair(PCtx *c, size_t e, long col, long tind, long ind, long ld, long w, int nest) {
+    long len = ND(e)->len;
+    if (len < c->ll - col - ld && len + w + ld <= c->m) {
+        pn_write_map(c, e);
+        return pn_atm_pair(c, e) ? len : c->ll;
+    }
+    size_t kv = ND(e)->off;
+    long i = map_value_indent(tind);
+    pp(c, kv, col, tind, ind, ld, w, nest);
+    ob_puts(c->out, " =>");
+    put_nl_ind(c, ind + i);
+    pp(c, kv + 1, col + i, tind, ind + i, ld, 0, nest);
+    return c->ll;
+}
+
+static void pp_map_node(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long w, int nest) {
+    Seq s = seq_of(c, idx, 0);
+    col += 2; ind += 2; w += 1; nest++;
+    ob_puts(c->out, "#{");
+    if (s.nreg == 0) {
+        if (s.tail) ob_puts(c->out, "...");
+    } else {
+        long pw = pp_pair(c, s.at, col, tind, ind, last_depth(&s, 0, ld), w, nest);
+        long col0 = col;
+        col = col0 + pw; w = pw;
+        for (size_t i = 1; i < s.nreg; i++) {             /* pp_pairs_tail */
+            size_t e = s.at + i;
+            long ld1 = last_depth(&s, i, ld);
+            long elen = 1 + ND(e)->len;
+            if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && pn_atm_pair(c, e)) ||
+                (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && pn_atm_pair(c, e))) {
+                ob_putc(c->out, ',');
+                pn_write_map(c, e);
+                col += elen; w += elen;
+            } else {
+                ob_putc(c->out, ',');
+                put_nl_ind(c, ind);
+                pw = pp_pair(c, e, col0, tind, ind, ld1, 0, nest);
+                col = col0 + pw; w = pw;
+            }
+        }
+        if (s.tail) ob_puts(c->out, ",...");
+    }
+    ob_putc(c->out, '}');
+}
+
+/* cind_pair: 0 = no_good, else *pw is the width */
+static int cind_pair(PCtx *c, size_t e, long col, long ind, long ld, long w, long *pw, int nest) {
+    long len = ND(e)->len;
+    if (len < c->ll - col - ld && len + w + ld <= c->m) {
+        *pw = pn_atm_pair(c, e) ? len : c->ll;
+        return 1;
+    }
+    size_t kv = ND(e)->off;
+    if (!cind(c, kv, col, ind, ld, w, nest)) return 0;
+    if (!cind(c, kv + 1, col + map_value_indent(ind), ind, ld, 0, nest)) return 0;
+    *pw = c->ll;
+    return 1;
+}
+
+static int cind_map_node(PCtx *c, size_t idx, long col, long ind, long ld, long w, int nest) {
+    Seq s = seq_of(c, idx, 0);
+    col += 2; w += 2; nest++;
+    if (s.nreg == 0) return 1;
+    long pw;
+    if (!cind_pair(c, s.at, col, ind, last_depth(&s, 0, ld), w, &pw, nest)) return 0;
+    long col0 = col;
+    col = col0 + pw; w += pw;
+    for (size_t i = 1; i < s.nreg; i++) {                 /* cind_pairs_tail */
+        size_t e = s.at + i;
+        long ld1 = last_depth(&s, i, ld);
+        long elen = 1 + ND(e)->len;
+        if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && pn_atm_pair(c, e)) ||
+            (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && pn_atm_pair(c, e))) {
+            col += elen; w += elen;
+        } else {
+            if (!cind_pair(c, e, col0, ind, ld1, 0, &pw, nest)) return 0;
+            col = col0 + pw; w = pw;
+        }
+    }
+    return 1;
+}
+
 void print_pretty(OutBuf *b, Term t, long col, long ll, long depth, int strings) {
     if (depth == 0) { ob_puts(b, "..."); return; }
     if (col <= 0) col = 1;
-    if (!is_list(t) && !is_tuple(t) && !is_binary(t)) { put_atomic(b, t); return; }
+    if (!is_list(t) && !is_tuple(t) && !is_binary(t) && !is_map_term(t)) { put_atomic(b, t); return; }
     PCtx c;
     memset(&c, 0, sizeof c);
     ob_init(&c.text);
