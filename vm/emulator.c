@@ -315,6 +315,26 @@ L_bif: {
     DISPATCH(6 + n);
 }
 
+/* b is a small integer literal: adding its tagged form minus the tag adds
+ * the values, and the overflow check is the machine's */
+L_add_imm: {
+    Term a = SRC(pc[3]);
+    SWord r;
+    if (is_small(a) && !__builtin_add_overflow((SWord)a, (SWord)(pc[4] - IMM_SMALL), &r)) {
+        DST(pc[5]) = (Term)r;
+        DISPATCH(6);
+    }
+    goto L_add;
+}
+L_sub_imm: {
+    Term a = SRC(pc[3]);
+    SWord r;
+    if (is_small(a) && !__builtin_sub_overflow((SWord)a, (SWord)(pc[4] - IMM_SMALL), &r)) {
+        DST(pc[5]) = (Term)r;
+        DISPATCH(6);
+    }
+    goto L_sub;
+}
 L_add: {
     Term a = SRC(pc[3]), b = SRC(pc[4]), r;
     if (is_small(a) && is_small(b)) {
@@ -344,6 +364,18 @@ arith_result:
 
 L_move:
     DST(pc[2]) = SRC(pc[1]);
+    DISPATCH(3);
+L_move_xx:
+    x[pc[2] >> 3] = x[pc[1] >> 3];
+    DISPATCH(3);
+L_move_xy:
+    E[pc[2] >> 3] = x[pc[1] >> 3];
+    DISPATCH(3);
+L_move_yx:
+    x[pc[2] >> 3] = E[pc[1] >> 3];
+    DISPATCH(3);
+L_move_cx:
+    x[pc[2] >> 3] = (Term)pc[1];
     DISPATCH(3);
 
 L_get_list: {
@@ -437,6 +469,10 @@ L_is_binary: {
 }
 L_is_map:          TEST(is_boxed_kind(SRC(pc[2]), BOXED_MAP), 3);
 
+L_is_eq_exact_imm:
+    TEST(SRC(pc[2]) == (Term)pc[3], 4);
+L_is_ne_exact_imm:
+    TEST(SRC(pc[2]) != (Term)pc[3], 4);
 L_is_eq_exact: {
     Term a = SRC(pc[2]), b = SRC(pc[3]);
     TEST(a == b || (!is_immed(a) && !is_immed(b) && term_eq_exact(a, b)), 4);

@@ -39,6 +39,30 @@ static UWord fun_uniq(const CodeModule *cm, int lambda) {
     return h % 100000000;
 }
 
+/* A faster form of a common instruction, chosen by the kinds of its operands
+ * (the operands stay the same); or op itself. */
+static UWord specialise(UWord op, const UWord *in) {
+#define IS_X(w) (operand_is_reg(w) && !operand_is_y(w))
+#define IS_Y(w) operand_is_y(w)
+#define IS_IMM(w) (!operand_is_reg(w) && is_immed((Term)(w)))
+    switch (op) {
+    case OP_is_eq_exact: return IS_IMM(in[3]) ? OP_is_eq_exact_imm : op;
+    case OP_is_ne_exact: return IS_IMM(in[3]) ? OP_is_ne_exact_imm : op;
+    case OP_move:
+        if (IS_X(in[1]) && IS_X(in[2])) return OP_move_xx;
+        if (IS_X(in[1]) && IS_Y(in[2])) return OP_move_xy;
+        if (IS_Y(in[1]) && IS_X(in[2])) return OP_move_yx;
+        if (!operand_is_reg(in[1]) && IS_X(in[2])) return OP_move_cx;
+        return op;
+    case OP_add: return is_small((Term)in[4]) && !operand_is_reg(in[4]) ? OP_add_imm : op;
+    case OP_sub: return is_small((Term)in[4]) && !operand_is_reg(in[4]) ? OP_sub_imm : op;
+    default: return op;
+    }
+#undef IS_X
+#undef IS_Y
+#undef IS_IMM
+}
+
 LoadedModule *loader_load(const CodeModule *cm) {
     const void *const *handlers = emulator_handlers();
     size_t *label_at = GC_MALLOC_ATOMIC(sizeof(size_t) * (size_t)(cm->nlabels + 1));
@@ -87,7 +111,7 @@ LoadedModule *loader_load(const CodeModule *cm) {
             continue;
         }
         Instr *w = lm->code + out;
-        w[0] = (Instr)handlers[op];
+        w[0] = (Instr)handlers[specialise(op, in)];
         size_t k = 1;
         for (const char *f = opcode_formats[op]; *f; f++, k++) {
             UWord v = in[k];

@@ -51,7 +51,11 @@ struct Scheduler {
     _Atomic uint32_t tail;           /* next free slot (owner only writes) */
     _Atomic(Process *) ring[RUNQ_SIZE];
     _Atomic(Process *) runnext;
-    _Atomic uint64_t runnext_since;  /* when runnext was set, in µs */
+    /* as a thief: the runnext it last saw, where, and since when (the owner
+     * pays no clock reading per wake-up; the spinning thief does) */
+    Process *seen_runnext;
+    Scheduler *seen_victim;
+    uint64_t seen_since;
     SWord chain_reds;                /* reductions used by the runnext chain */
     pthread_t thread;
     pthread_cond_t wake;
@@ -199,9 +203,19 @@ static Process *runq_steal(Scheduler *thief, Scheduler *victim) {
     }
     /* only a runnext left: take it if it has waited past the grace period */
     Process *p = atomic_load(&victim->runnext);
-    if (p && timer_now_us() - atomic_load(&victim->runnext_since) > RUNNEXT_GRACE_US &&
-        atomic_compare_exchange_strong(&victim->runnext, &p, NULL))
+    if (!p) return NULL;
+    uint64_t now = timer_now_us();
+    if (thief->seen_runnext != p || thief->seen_victim != victim) {
+        thief->seen_runnext = p;
+        thief->seen_victim = victim;
+        thief->seen_since = now;
+        return NULL;
+    }
+    if (now - thief->seen_since > RUNNEXT_GRACE_US &&
+        atomic_compare_exchange_strong(&victim->runnext, &p, NULL)) {
+        thief->seen_runnext = NULL;
         return p;
+    }
     return NULL;
 }
 
@@ -250,7 +264,6 @@ void sched_wake(Process *p) {
     /* runnext: the woken process runs next here; the one it displaces is
      * surplus work that another scheduler may take */
     Process *old = atomic_exchange(&s->runnext, p);
-    atomic_store(&s->runnext_since, timer_now_us());
     if (old) make_runnable(s, old);
 }
 
