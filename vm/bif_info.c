@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "binary.h"
 #include "bif.h"
 #include "arith.h"
 #include "atom.h"
@@ -71,7 +72,11 @@ static Term string_term(Process *p, const char *s) {
 /* A copy of t (which may live on another process's heap) on p's heap. */
 static Term copy_here(Process *p, Term t) {
     size_t n = copy_size(t);
-    return n ? copy_term(t, heap_alloc(p, n)) : t;
+    if (!n) return t;
+    Term *hp = heap_alloc(p, n);
+    Term c = copy_term(t, hp);
+    binary_adopt(p, hp, hp + n);       /* binaries: copied ProcBins join p's list */
+    return c;
 }
 
 /* a size or count, small or (for huge values) big */
@@ -400,7 +405,7 @@ Term bif_statistics_1(Process *p, Term *args) {
 /* Bytes by kind. `processes` is measured (every live process's record, heaps
  * and arrays); the rest are estimates: atoms from their count, code from the
  * Boehm heap (which holds loaded code, literals and compiler tables alike),
- * binary and ets 0 (Mini has neither outside process heaps yet), and the pid
+ * binary the shared (refcounted) binary buffers, ets 0, and the pid
  * table, the largest fixed allocation, as the rest of `system`. */
 typedef struct { size_t processes, processes_used, atom, atom_used, binary, code, ets, system; } MemoryUse;
 
@@ -423,6 +428,7 @@ static void memory_use(Process *p, MemoryUse *u) {
     u->atom = u->atom_used + u->atom_used / 4;
     size_t boehm = GC_get_heap_size();
     u->code = boehm > u->atom ? boehm - u->atom : 0;
+    u->binary = binary_total_bytes();  /* binaries over 64 bytes (binary.c) */
     u->system = u->atom + u->binary + u->code + u->ets + (size_t)PROCESS_LIMIT * sizeof(void *);
 }
 

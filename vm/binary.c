@@ -782,6 +782,25 @@ int binary_chars(OutBuf *b, Term t, int unicode)
     return 0;
 }
 
+int binary_codes(Term t, Term **codes, size_t *n)
+{
+    size_t len;
+    const unsigned char *s = bin_bytes(t, &len);
+    Term *c = malloc((len ? len : 1) * sizeof *c);
+    if (!c) return -1;
+    size_t k = 0;
+    for (size_t pos = 0; pos < len;) {
+        int l;
+        long v = utf8_decode(s, 8 * pos, 8 * (len - pos), &l);
+        if (v < 0) { free(c); return -1; }
+        c[k++] = (Term)v;
+        pos += (size_t)l;
+    }
+    *codes = c;
+    *n = k;
+    return 0;
+}
+
 int bin_iolist_bytes(OutBuf *b, Term t)
 {
     Term small_stack[32];

@@ -132,6 +132,9 @@ void bin_pretty_layout(OutBuf *b, const char *text, size_t n, long col, long ll,
  * (unicode) UTF-8 decoded; appended to b through print_char. 0, or -1 if
  * the binary is not valid UTF-8. */
 int binary_chars(OutBuf *b, Term t, int unicode);
+/* The characters of a UTF-8 binary as a malloc'ed array of code points
+ * (*codes, *n): 0, or -1 if it is not valid UTF-8. */
+int binary_codes(Term t, Term **codes, size_t *n);
 /* Bytes of an iolist (or binary) appended to b: 0, or -1 if not an iolist. */
 int bin_iolist_bytes(OutBuf *b, Term t);
 

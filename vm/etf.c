@@ -142,16 +142,14 @@ static long string_length(Term t)
 /* Encodes t; 0 if it holds something that has no external form. */
 static int encode(OutBuf *b, Term t)
 {
-    Term small_stack[64];
-    Term *stack = small_stack;
     size_t sp = 0, cap = 64;
-    int ok = 1;
+    Term *stack = malloc(cap * sizeof *stack);
+    int ok = stack != NULL;
+    if (!ok) return 0;
 #define PUSH(x) do {                                                              \
         if (sp == cap) {                                                          \
-            Term *ns_ = malloc(2 * cap * sizeof *ns_);                            \
+            Term *ns_ = realloc(stack, 2 * cap * sizeof *ns_);                    \
             if (!ns_) { ok = 0; goto out; }                                       \
-            memcpy(ns_, stack, sp * sizeof *ns_);                                 \
-            if (stack != small_stack) free(stack);                                \
             stack = ns_; cap *= 2;                                                \
         }                                                                         \
         stack[sp++] = (x);                                                        \
@@ -235,7 +233,7 @@ static int encode(OutBuf *b, Term t)
     }
 out:
 #undef PUSH
-    if (stack != small_stack) free(stack);
+    free(stack);
     return ok;
 }
 

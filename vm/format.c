@@ -423,6 +423,8 @@ int format_run(OutBuf *b, Term fmt, Term args) {
         if (!fc) abort();
         for (size_t i = 0; i < n; i++) fc[i] = (unsigned char)s[i];
         nf = n;
+    } else if (is_binary(fmt)) {             /* binaries: UTF-8 text (binary.c) */
+        if (binary_codes(fmt, &fc, &nf) < 0) return -1;
     } else {
         if (list_to_array(fmt, &fc, &nf) < 0) return -1;
         for (size_t i = 0; i < nf; i++) {

@@ -1,0 +1,255 @@
+/* test_binary.c — unit tests for binaries' memory management (binary.c with
+ * gc.c, copy.c, heap.c and proc.c): a large binary is shared by reference
+ * count, never copied, when it is sent or passed to a new process; each
+ * process's collector drops its references when it no longer reaches the
+ * binary (minor and major collections, sub-binaries keeping their original
+ * alive); a dying process or an unreceived message releases its references;
+ * the bytes are freed when the last reference goes. Also fuzzes
+ * binary_to_term with mutated and random input: it must answer a term or
+ * badarg, never crash (run under the ASan build to catch bad reads).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arith.h"
+#include "atom.h"
+#include "bif.h"
+#include "binary.h"
+#include "copy.h"
+#include "gc.h"
+#include "proc.h"
+
+#ifndef GC_STRESS
+#define GC_STRESS 0
+#endif
+
+static int checks, failures;
+
+#define CHECK(cond) do { checks++; if (!(cond)) { failures++; \
+    fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+
+#define MB ((size_t)1 << 20)
+#define NPROC (GC_STRESS ? 100 : 1000)
+
+static size_t refc_of(Term bin)
+{
+    Term *o = boxed_ptr(bin);
+    if (header_subtag(o[0]) == BOXED_SUB_BIN) o = boxed_ptr(o[SB_ORIG]);
+    return atomic_load(&((Binary *)o[PB_VAL])->refc);
+}
+
+/* Copies t into q's heap as spawn does. */
+static Term give(Process *q, Term t)
+{
+    size_t n = copy_size(t);
+    Term *hp = heap_alloc(q, n);
+    Term c = copy_term(t, hp);
+    binary_adopt(q, hp, hp + n);
+    return c;
+}
+
+static void test_share_and_free(void)
+{
+    size_t base = binary_total_bytes();
+    Process *a = process_new_memory(0);
+    unsigned char *d;
+    a->x[0] = bin_new(a, MB, &d);
+    memset(d, 7, MB);
+    CHECK(is_boxed_kind(a->x[0], BOXED_REFC_BIN));
+    CHECK(refc_of(a->x[0]) == 1);
+    CHECK(binary_total_bytes() == base + MB);
+
+    /* a tuple holding it, so the copy has something around the ProcBin */
+    Term *hp = heap_alloc(a, 3);
+    hp[0] = make_tuple_header(2); hp[1] = make_small(1); hp[2] = a->x[0];
+    a->x[1] = make_boxed(hp);
+
+    Process **qs = malloc(NPROC * sizeof *qs);
+    for (int i = 0; i < NPROC; i++) {
+        qs[i] = process_new_memory(0);
+        qs[i]->x[0] = give(qs[i], a->x[1]);
+        size_t n;
+        const unsigned char *s = bin_bytes(tuple_elems(qs[i]->x[0])[1], &n);
+        CHECK(n == MB && s == d);          /* the very same bytes: shared */
+    }
+    CHECK(refc_of(a->x[0]) == 1 + NPROC);
+    CHECK(binary_total_bytes() == base + MB);      /* nothing was copied */
+
+    /* collections that still reach it keep the reference ... */
+    for (int i = 0; i < NPROC; i++) gc_collect(qs[i], 0, 1, 0);
+    for (int i = 0; i < NPROC; i++) gc_collect(qs[i], 0, 1, 1);
+    CHECK(refc_of(a->x[0]) == 1 + NPROC);
+    for (int i = 0; i < NPROC; i++) {
+        size_t n;
+        const unsigned char *s = bin_bytes(tuple_elems(qs[i]->x[0])[1], &n);
+        CHECK(n == MB && s[MB - 1] == 7);
+    }
+    /* ... and the ones that do not drop it: half by collecting, half by dying */
+    for (int i = 0; i < NPROC; i++) {
+        if (i % 2) {
+            gc_collect(qs[i], 0, 0, 0);
+            CHECK(qs[i]->mso == NULL);
+        }
+        process_free_memory(qs[i]);
+    }
+    free(qs);
+    CHECK(refc_of(a->x[0]) == 1);
+    CHECK(binary_total_bytes() == base + MB);
+    gc_full(a, 0);
+    CHECK(binary_total_bytes() == base);           /* freed with the last reference */
+    process_free_memory(a);
+}
+
+/* Survives promotion into the old heap through minor collections; a major
+ * collection after it became garbage frees it. */
+static void test_generations(void)
+{
+    size_t base = binary_total_bytes();
+    Process *p = process_new_memory(0);
+    unsigned char *d;
+    p->x[0] = bin_new(p, 1000, &d);
+    memset(d, 1, 1000);
+    for (int i = 0; i < 5; i++) gc_collect(p, 0, 1, 0);
+    CHECK(p->old_heap != NULL || GC_STRESS);
+    CHECK(refc_of(p->x[0]) == 1);
+    CHECK(bin_size(p->x[0]) == 1000 && bin_bytes(p->x[0], &(size_t){0})[999] == 1);
+    gc_collect(p, 0, 0, 0);                        /* a minor leaves the old heap alone */
+    gc_full(p, 0);
+    CHECK(binary_total_bytes() == base);
+    CHECK(p->mso == NULL);
+    process_free_memory(p);
+}
+
+/* A sub-binary keeps its original alive; the original goes with the last
+ * sub-binary. */
+static void test_sub_binary(void)
+{
+    size_t base = binary_total_bytes();
+    Process *p = process_new_memory(0);
+    unsigned char *d;
+    Term b = bin_new(p, 4096, &d);
+    for (int i = 0; i < 4096; i++) d[i] = (unsigned char)i;
+    p->x[0] = bin_sub(p, b, 100, 1000);
+    CHECK(is_boxed_kind(p->x[0], BOXED_SUB_BIN));
+    gc_full(p, 1);
+    CHECK(binary_total_bytes() == base + 4096);
+    size_t n;
+    const unsigned char *s = bin_bytes(p->x[0], &n);
+    CHECK(n == 1000 && s[0] == 100 && s[999] == (unsigned char)1099);
+    Term small = bin_sub(p, p->x[0], 10, 20);     /* small slices are copies */
+    CHECK(is_boxed_kind(small, BOXED_HEAP_BIN));
+    p->x[1] = small;
+    gc_full(p, 2);
+    p->x[0] = p->x[1];
+    gc_full(p, 1);
+    CHECK(binary_total_bytes() == base);
+    s = bin_bytes(p->x[0], &n);
+    CHECK(n == 20 && s[0] == 110);
+    process_free_memory(p);
+}
+
+/* A message holds a reference until received or freed unreceived. */
+static void test_messages(void)
+{
+    size_t base = binary_total_bytes();
+    Process *a = process_new_memory(0), *b = process_new_memory(0);
+    unsigned char *d;
+    a->x[0] = bin_new(a, 100000, &d);
+    memset(d, 3, 100000);
+    Message *m1 = proc_message_copy(a->x[0]);
+    Message *m2 = proc_message_copy(a->x[0]);
+    CHECK(refc_of(a->x[0]) == 3);
+    proc_message_free(m1);                         /* never received */
+    CHECK(refc_of(a->x[0]) == 2);
+    heap_attach_frag(b, m2->frag);                 /* received by b */
+    b->x[0] = m2->term;
+    gc_collect(b, 0, 1, 0);
+    CHECK(refc_of(a->x[0]) == 2);
+    CHECK(bin_bytes(b->x[0], &(size_t){0}) == d);
+    gc_collect(b, 0, 0, 0);
+    CHECK(refc_of(a->x[0]) == 1);
+    process_free_memory(a);                        /* the last holder dies */
+    CHECK(binary_total_bytes() == base);
+    process_free_memory(b);
+}
+
+/* ---- binary_to_term never crashes ---------------------------------------- */
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_rand(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; }
+
+static void test_fuzz(void)
+{
+    Process *p = process_new_memory(0);
+    /* a term with every kind of encoding */
+    Term *hp = heap_alloc(p, 40);
+    Term l = NIL;
+    for (int i = 0; i < 5; i++) { hp[2 * i] = make_small(i * 1000); hp[2 * i + 1] = l; l = make_list(hp + 2 * i); }
+    Term s = NIL;
+    for (int i = 0; i < 3; i++) { hp[10 + 2 * i] = make_small('a' + i); hp[11 + 2 * i] = s; s = make_list(hp + 10 + 2 * i); }
+    Term bin = bin_from_bytes(p, "hello", 5);
+    Term big = make_integer(p, INT64_MAX);
+    Term fl = make_float(p, 2.5);
+    hp[16] = make_tuple_header(8);
+    hp[17] = l; hp[18] = s; hp[19] = bin; hp[20] = big; hp[21] = fl;
+    hp[22] = ATOM_TERM(ok); hp[23] = make_pid(5); hp[24] = NIL;
+    Term t = make_boxed(hp + 16);
+    Term enc = bif_term_to_binary_1(p, &t);
+    CHECK(enc != THE_NON_VALUE);
+    size_t n;
+    const unsigned char *e = bin_bytes(enc, &n);
+    unsigned char *buf = malloc(n + 64);
+    memcpy(buf, e, n);
+    Term dec = bif_binary_to_term_1(p, &enc);
+    CHECK(dec != THE_NON_VALUE);
+    int ok = 0, bad = 0;
+    int rounds = GC_STRESS ? 3000 : 30000;
+    for (int r = 0; r < rounds; r++) {
+        unsigned char tmp[256];
+        size_t len = n;
+        memcpy(tmp, buf, n);
+        int kind = (int)(next_rand() % 4);
+        if (kind == 0) {                          /* flip bytes */
+            int k = 1 + (int)(next_rand() % 4);
+            for (int j = 0; j < k; j++) tmp[next_rand() % n] = (unsigned char)next_rand();
+        } else if (kind == 1) {                   /* truncate */
+            len = next_rand() % n;
+        } else if (kind == 2) {                   /* random bytes after the version */
+            len = 1 + next_rand() % 64;
+            tmp[0] = 131;
+            for (size_t j = 1; j < len; j++) tmp[j] = (unsigned char)next_rand();
+        } else {                                  /* plausible tags, random lengths */
+            len = 1 + next_rand() % 32;
+            tmp[0] = 131;
+            static const unsigned char tags[] = { 97, 98, 100, 104, 105, 106, 107, 108, 109, 110, 111, 116, 118, 119, 70, 88, 90, 113 };
+            for (size_t j = 1; j < len; j++)
+                tmp[j] = next_rand() % 2 ? tags[next_rand() % sizeof tags] : (unsigned char)next_rand();
+        }
+        Term arg = bin_from_bytes(p, tmp, len);
+        Term res = bif_binary_to_term_1(p, &arg);
+        if (res == THE_NON_VALUE) {
+            bad++;
+            CHECK(p->exc_reason == AM_badarg);
+        } else {
+            ok++;
+        }
+        if (r % 256 == 0) gc_full(p, 0);          /* the fragments would grow */
+    }
+    CHECK(bad > 0 && ok > 0);
+    free(buf);
+    process_free_memory(p);
+}
+
+int main(void)
+{
+    atom_init();
+    test_share_and_free();
+    test_generations();
+    test_sub_binary();
+    test_messages();
+    test_fuzz();
+    printf("test_binary%s: %d checks, %d failures\n", GC_STRESS ? " (GC_STRESS)" : "", checks, failures);
+    return failures != 0;
+}
