@@ -1,0 +1,131 @@
+/* test_map.c — unit tests of flat sorted maps (vm/map.c): random puts,
+ * updates and removals checked against a simple reference (an array of
+ * small keys), key order across term kinds, exact updates and their missing
+ * key, the map order, and maps surviving collections (gc.c walks them). */
+#include "atom.h"
+#include "compare.h"
+#include "gc.h"
+#include "map.h"
+
+#include <gc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+#define CHECK(c) do { if (!(c)) { failures++; fprintf(stderr, "%s:%d: FAIL %s\n", __FILE__, __LINE__, #c); } } while (0)
+
+static uint64_t rng = 0x9E3779B97F4A7C15ULL;
+static uint64_t rnd(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; }
+
+/* keys are sorted, values match the reference, size is right */
+static void check_against(Term m, const long *ref, int nkeys) {
+    long n = 0;
+    for (int k = 0; k < nkeys; k++) {
+        Term v = map_get(m, make_small(k));
+        if (ref[k] < 0) CHECK(v == THE_NON_VALUE);
+        else { CHECK(v == make_small(ref[k])); n++; }
+    }
+    CHECK((long)map_size(m) == n);
+    for (UWord i = 1; i < map_size(m); i++) CHECK(term_compare_exact(map_keys(m)[i - 1], map_keys(m)[i]) < 0);
+}
+
+static void test_random(Process *p) {
+    enum { NK = 300 };
+    long ref[NK];
+    for (int k = 0; k < NK; k++) ref[k] = -1;
+    Term m = map_empty();
+    for (int step = 0; step < 3000; step++) {
+        int k = (int)(rnd() % NK);
+        switch (rnd() % 4) {
+        case 0: case 1: {                          /* put one or several pairs */
+            Term kv[6];
+            int np = 1 + (int)(rnd() % 3);
+            for (int i = 0; i < np; i++) {
+                int kk = i == 0 ? k : (int)(rnd() % NK);
+                long v = (long)(rnd() % 1000);
+                kv[2 * i] = make_small(kk); kv[2 * i + 1] = make_small(v);
+                ref[kk] = v;                       /* a later pair wins */
+            }
+            m = map_put_pairs(p, m, kv, (size_t)np, 0, NULL);
+            break;
+        }
+        case 2: {                                  /* exact update */
+            Term kv[2] = { make_small(k), make_small(7) }, missing = NIL;
+            Term r = map_put_pairs(p, m, kv, 1, 1, &missing);
+            if (ref[k] < 0) { CHECK(r == THE_NON_VALUE); CHECK(missing == make_small(k)); }
+            else { CHECK(r != THE_NON_VALUE); ref[k] = 7; m = r; }
+            break;
+        }
+        default:
+            m = map_remove(p, m, make_small(k));
+            ref[k] = -1;
+            break;
+        }
+        if (step % 100 == 0) {
+            Term root = m;
+            p->x[0] = root;
+            gc_collect(p, 0, 1, step % 700 == 0);
+            m = p->x[0];
+        }
+    }
+    check_against(m, ref, NK);
+}
+
+static void test_key_order(Process *p) {
+    double one = 1.0;
+    Term f = make_float_at(heap_alloc(p, FLOAT_WORDS), one);
+    Term tup = make_boxed(heap_alloc(p, 1));
+    boxed_ptr(tup)[0] = make_tuple_header(0);
+    Term kv[] = { f, make_small(1), make_small(1), make_small(2), atom_intern_cstr("a"), make_small(3),
+                  NIL, make_small(4), tup, make_small(5), make_small(-3), make_small(6) };
+    Term m = map_put_pairs(p, map_empty(), kv, 6, 0, NULL);
+    CHECK(map_size(m) == 6);
+    /* integers, then floats, then atoms, tuples, [] */
+    CHECK(map_keys(m)[0] == make_small(-3));
+    CHECK(map_keys(m)[1] == make_small(1));
+    CHECK(map_keys(m)[2] == f);
+    CHECK(map_keys(m)[3] == atom_intern_cstr("a"));
+    CHECK(map_keys(m)[4] == tup);
+    CHECK(map_keys(m)[5] == NIL);
+    CHECK(map_get(m, make_small(1)) == make_small(2));
+    CHECK(map_get(m, f) == make_small(1));
+    /* the smallest missing key is the one reported */
+    Term up[] = { make_small(9), NIL, make_small(8), NIL, make_small(1), NIL }, missing = NIL;
+    CHECK(map_put_pairs(p, m, up, 3, 1, &missing) == THE_NON_VALUE);
+    CHECK(missing == make_small(8));
+    /* an update that keeps the key set shares the keys tuple */
+    Term same[] = { make_small(1), make_small(0) };
+    Term m2 = map_put_pairs(p, m, same, 1, 0, NULL);
+    CHECK(map_keys_tuple(m2) == map_keys_tuple(m));
+    CHECK(map_get(m2, make_small(1)) == make_small(0));
+}
+
+static void test_order(Process *p) {
+    Term a = atom_intern_cstr("a"), b = atom_intern_cstr("b");
+    Term one = make_small(1);
+    Term onef = make_float_at(heap_alloc(p, FLOAT_WORDS), 1.0);
+    Term kv1[] = { a, one }, kv2[] = { a, onef }, kv3[] = { b, make_small(0) };
+    Term m1 = map_put_pairs(p, map_empty(), kv1, 1, 0, NULL);
+    Term m2 = map_put_pairs(p, map_empty(), kv2, 1, 0, NULL);
+    Term m3 = map_put_pairs(p, map_empty(), kv3, 1, 0, NULL);
+    CHECK(term_compare(m1, m2) == 0);            /* values by == */
+    CHECK(!term_eq_exact(m1, m2));               /* ... but not =:= */
+    CHECK(term_compare(m1, m3) < 0);             /* keys before values */
+    CHECK(term_compare(map_empty(), m1) < 0);    /* size first */
+    CHECK(term_compare(m1, NIL) < 0);            /* maps sort before [] ... */
+    CHECK(term_compare(m1, tuple_elems(map_keys_tuple(m1))[0]) > 0);   /* ... after atoms */
+}
+
+int main(void) {
+    GC_INIT();
+    atom_init();
+    Process *p = process_new_memory(0);
+    test_random(p);
+    test_key_order(p);
+    test_order(p);
+    process_free_memory(p);
+    if (failures) { fprintf(stderr, "test_map: %d failures\n", failures); return 1; }
+    printf("test_map: ok\n");
+    return 0;
+}
