@@ -339,8 +339,11 @@ static Process *idle(Scheduler *s, SWord *budget) {
         if (wait > 0) sleep_for(wait);
         return NULL;
     }
+    /* an offline scheduler takes no work (what it took would wake into its
+     * own runnext, where no online scheduler looks): it only sleeps */
+    int offline = s->id >= atomic_load(&nonline);
     int spinning = 0;
-    if (atomic_load(&nspinning) == 0) { atomic_fetch_add(&nspinning, 1); spinning = 1; }
+    if (!offline && atomic_load(&nspinning) == 0) { atomic_fetch_add(&nspinning, 1); spinning = 1; }
     for (int round = 0; spinning && round < SPIN_ROUNDS && !atomic_load(&finished); round++) {
         Process *p = steal(s);
         if (!p) p = global_get(PRIO_LOW);
@@ -358,7 +361,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
     if (timer_fire_due() > 0) return NULL;
 
     pthread_mutex_lock(&idle_lock);
-    if (any_work() || atomic_load(&finished)) { pthread_mutex_unlock(&idle_lock); return NULL; }
+    if ((!offline && any_work()) || atomic_load(&finished)) { pthread_mutex_unlock(&idle_lock); return NULL; }
     int64_t wait = timer_next_due();
     int others_awake = nscheds - 1 - atomic_load(&nsleeping);
     if (wait < 0 && others_awake == 0 && s->id < atomic_load(&nonline) &&
