@@ -1121,6 +1121,12 @@ static int catch_depth(Expr *e) {
         d = max2(d, catch_depth_body(e->after, e->nafter));
         if (e->timeout) d = max2(d, catch_depth(e->timeout));
         if (e->a) d = max2(d, catch_depth(e->a));
+        for (int i = 0; i < e->nfields; i++) {     /* map keys and values, segments */
+            Field *fl = &e->fields[i];
+            if (fl->key) d = max2(d, catch_depth(fl->key));
+            if (fl->value) d = max2(d, catch_depth(fl->value));
+            if (fl->size) d = max2(d, catch_depth(fl->size));
+        }
         e = e->b;
     }
     return d;
