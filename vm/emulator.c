@@ -517,7 +517,10 @@ L_jump:
 /* ---- binaries (binary.c does the work) ---- */
 L_bs_create: {
     UWord n = pc[4];
-    if (binary_gc_due(p)) reds -= (SWord)gc_collect(p, 0, (int)pc[2], 0);
+    if (binary_gc_due(p)) {                      /* large binaries are piling up */
+        reds -= (SWord)gc_collect(p, 0, (int)pc[2], 0);
+        LOAD_E();                                /* the stack moved */
+    }
     Term small_ops[96], *ops = n <= 96 ? small_ops : malloc(n * sizeof(Term));
     if (!ops) { fputs("mini: out of memory\n", stderr); abort(); }
     for (UWord i = 0; i < n; i++) ops[i] = SRC(pc[5 + i]);
