@@ -102,7 +102,9 @@ static void gc_fatal(const char *what, Term word)
 
 size_t gc_next_heap_size(size_t words)
 {
-    size_t a = 233, b = 377;       /* Erlang's heap sizes: Fibonacci-like ... */
+    size_t a = 55, b = 89;         /* Erlang's heap sizes, Fibonacci-like (but
+                                      starting lower, so an idle process stays
+                                      under 1 KB) ... */
     if (words <= a)
         return a;
     while (b < words) {

@@ -19,6 +19,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gc.h"
 #include "process.h"
@@ -122,6 +123,9 @@ Process *process_new_memory(size_t heap_words)
     p->gen_gcs = 0;
     p->max_gen_gcs = 65535;        /* Erlang's fullsweep_after default */
     p->min_heap_size = size;
+    p->xsave = p->xsave_inline;
+    p->xsave_cap = XSAVE_INLINE;
+    p->x = p->xsave;
     p->dict = NIL;
     p->exc_reason = THE_NON_VALUE;
     p->exc_trace = NIL;
@@ -139,5 +143,21 @@ void process_free_memory(Process *p)
     free(p->heap);
     free(p->old_heap);
     heap_frag_free(p->mbuf);
+    if (p->xsave != p->xsave_inline) free(p->xsave);
     free(p);
+}
+
+int process_reserve_xsave(Process *p, int n)
+{
+    if (n <= p->xsave_cap)
+        return 1;
+    Term *a = malloc(sizeof(Term) * (size_t)n);
+    if (!a)
+        return 0;
+    memcpy(a, p->xsave, sizeof(Term) * (size_t)p->xsave_cap);
+    if (p->xsave != p->xsave_inline) free(p->xsave);
+    if (p->x == p->xsave) p->x = a;
+    p->xsave = a;
+    p->xsave_cap = n;
+    return 1;
 }

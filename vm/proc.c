@@ -427,6 +427,12 @@ Term proc_spawn(Process *parent, Term module, Term fun, Term args, int link, int
         }
     } else {
         arity = 0;
+        int n = 0;
+        for (Term l = args; is_list(l); l = list_tail(l)) n++;
+        if (!process_reserve_xsave(c, n)) {
+            fprintf(stderr, "mini: out of memory spawning a process\n");
+            abort();
+        }
         for (Term l = args; is_list(l); l = list_tail(l)) {
             size_t n = copy_size(list_head(l));
             hp = heap_alloc(c, n);

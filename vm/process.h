@@ -31,7 +31,11 @@
 #include "mailbox.h"
 
 #define MAX_REG 256            /* x registers: Erlang's limit on arity is 255 */
-#define MIN_HEAP_SIZE 233      /* words, as Erlang's default: cheap spawns     */
+#define XSAVE_INLINE 8         /* x registers a descheduled process keeps in
+                                  itself; calls with more arguments are rare */
+#define MIN_HEAP_SIZE 55       /* words: an idle process (its Process record
+                                  and heap) fits in under 1 KB; Erlang starts
+                                  at 233. The heap grows by the same sequence. */
 
 typedef struct HeapFrag {
     struct HeapFrag *next;
@@ -65,7 +69,12 @@ typedef struct Process {
     /* execution state, saved when the process is not running */
     const Instr *pc;           /* next instruction                           */
     const Instr *cp;           /* continuation: where `return` goes          */
-    Term x[MAX_REG];           /* argument / temporary registers             */
+    Term *x;                   /* argument / temporary registers: while it runs,
+                                  the scheduler's register file; between time
+                                  slices, xsave (only the live ones are kept)  */
+    Term *xsave;               /* xsave_inline, or malloc'ed for more         */
+    int xsave_cap;
+    Term xsave_inline[XSAVE_INLINE];
     int arity;                 /* live x registers when descheduled          */
     SWord reds;                /* reductions left in this time slice         */
     UWord total_reds;
@@ -131,6 +140,9 @@ UWord gc_ensure(Process *p, size_t need, int live);
 
 /* A full collection now (erlang:garbage_collect/0). */
 void gc_full(Process *p, int live);
+
+/* Room for n saved x registers (spawn with many arguments); 0 if out of memory. */
+int process_reserve_xsave(Process *p, int n);
 
 /* Creates and frees a process's memory (not its scheduling state). */
 Process *process_new_memory(size_t heap_words);

@@ -29,6 +29,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <errno.h>
 
@@ -59,6 +60,7 @@ struct Scheduler {
     SWord chain_reds;                /* reductions used by the runnext chain */
     pthread_t thread;
     pthread_cond_t wake;
+    Term xregs[MAX_REG];             /* the x registers of the running process */
     int sleeping;                    /* guarded by idle_lock */
     int woken;                       /* guarded by idle_lock */
     UWord context_switches;
@@ -419,7 +421,18 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
     else {
         current = p;
         p->reds = budget;
+        /* the process runs on this scheduler's registers; between slices it
+         * keeps only the live ones (see process.h) */
+        memcpy(s->xregs, p->xsave, sizeof(Term) * (size_t)p->arity);
+        p->x = s->xregs;
         r = emulator_run(p);
+        int live = r == RUN_YIELD ? p->arity : 0;
+        if (live > p->xsave_cap && !process_reserve_xsave(p, live)) {
+            fprintf(stderr, "mini: out of memory saving registers\n");
+            abort();
+        }
+        memcpy(p->xsave, s->xregs, sizeof(Term) * (size_t)live);
+        p->x = p->xsave;
         current = NULL;
         SWord used = budget - (p->reds > 0 ? p->reds : 0);
         s->chain_reds += used;

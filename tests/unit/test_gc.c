@@ -384,7 +384,8 @@ static void test_fragments(void)
 
 static void test_promotion(void)
 {
-    Process *p = process_new_memory(0);
+    /* a minimum heap that holds the 100 young cells below without collecting */
+    Process *p = process_new_memory(1000);
     p->x[0] = NIL;
     for (SWord i = 0; i < 10000; i++)
         push_small(p, 0, i, 1);
@@ -518,7 +519,9 @@ static void test_out_of_memory(void)
 
 static void test_sizes_and_reductions(void)
 {
-    CHECK(gc_next_heap_size(0) == 233);
+    CHECK(gc_next_heap_size(0) == MIN_HEAP_SIZE);
+    CHECK(gc_next_heap_size(55) == 55);
+    CHECK(gc_next_heap_size(56) == 89);
     CHECK(gc_next_heap_size(233) == 233);
     CHECK(gc_next_heap_size(234) == 377);
     CHECK(gc_next_heap_size(1000) == 1597);
