@@ -691,7 +691,7 @@ int check_module(Module *m)
 
 /* The shell (vm/shell_eval.c): checks a body of expressions against a module
  * holding no functions, with `bound` already bound. Prints the errors like
- * check_module; returns their number. *after/*nafter get the names bound
+ * check_module; returns their number. On return, after and nafter give the names bound
  * (and safe) once the body has run, so the shell can keep them. */
 int check_exprs(Module *m, Expr **body, int n, const char **bound, int nbound,
                 const char ***after, int *nafter)
