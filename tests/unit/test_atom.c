@@ -3,7 +3,6 @@
  * many atoms (the hash table grows, names survive Boehm collections), and
  * interning from four threads at once gives one index per text.
  */
-#define GC_THREADS             /* threads that allocate from Boehm are registered */
 #include <gc/gc.h>
 #include <pthread.h>
 #include <stdio.h>
