@@ -41,7 +41,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 BIN := bin/mini$(if $(filter-out build/release,$(BUILD)),-$(notdir $(BUILD)))
 
-.PHONY: all run test unit check-gc check-asan check-tsan clean deps bench
+.PHONY: all run test unit check-gc check-smp check-asan check-tsan clean deps bench
 all: $(BIN)
 
 $(BIN): $(BUILD)/vm/main.o $(BUILD)/libmini.a
@@ -87,6 +87,12 @@ test: deps
 check-gc:
 	@$(MAKE) --no-print-directory GC_STRESS=1 MODE=debug all unit
 	@sh tests/run.sh bin/mini-debug-gcstress build/debug-gcstress/tests
+
+# The whole suite with one, two and four schedulers and without SMP.
+check-smp: deps
+	@$(MAKE) --no-print-directory all unit
+	@for f in "+S 1" "+S 2" "+S 4" "-smp disable"; do echo "== $$f"; \
+	  MINI_FLAGS="$$f" sh tests/run.sh $(BIN) $(BUILD)/tests || exit 1; done
 
 # The process and concurrency tests under ThreadSanitizer, with 2 and 4
 # schedulers; any report fails the test.
