@@ -359,6 +359,12 @@ Term bif_shell_format_exception_3(Process *p, Term *args) {
     OutBuf b;
     ob_init(&b);
     error_format(&b, cls, args[1], trace);
+    /* `undefined function m:f/1` already names its only frame, so erl's
+     * shell prints no trace under it */
+    if (cls == EXC_ERROR && args[1] == ATOM_TERM(undef)) {
+        char *nl = memchr(b.buf, '\n', b.len);
+        if (nl) b.len = (size_t)(nl - b.buf) + 1;
+    }
     Term r = shell_text_to_list(p, b.buf, b.len);
     ob_free(&b);
     return r;
