@@ -29,31 +29,41 @@ static size_t raw_words(Term header) {
 size_t copy_raw_words(Term header) { return raw_words(header); }
 
 size_t copy_size(Term t) {
+    if (is_immed(t)) return 0;
+    /* the explicit stack starts on the C stack: most messages are small */
+    Term local[64];
+    Term *stack = local;
     size_t words = 0, sp = 0, cap = 64;
-    Term *stack = malloc(cap * sizeof(Term));
+#define PUSH(v) do {                                                        \
+        if (sp == cap) {                                                    \
+            Term *bigger = malloc((cap *= 2) * sizeof(Term));               \
+            if (!bigger) abort();                                           \
+            memcpy(bigger, stack, sp * sizeof(Term));                       \
+            if (stack != local) free(stack);                                \
+            stack = bigger;                                                 \
+        }                                                                   \
+        stack[sp++] = (v);                                                  \
+    } while (0)
     for (;;) {
         while (!is_immed(t)) {
             if (is_list(t)) {
                 words += 2;
-                if (sp == cap) stack = realloc(stack, (cap *= 2) * sizeof(Term));
-                stack[sp++] = list_head(t);
+                if (!is_immed(list_head(t))) PUSH(list_head(t));
                 t = list_tail(t);
             } else {
                 Term *p = boxed_ptr(t);
                 size_t n = header_arity(p[0]), raw = raw_words(p[0]);
                 words += 1 + n;
-                for (size_t i = raw + 1; i <= n; i++) {
-                    if (is_immed(p[i])) continue;
-                    if (sp == cap) stack = realloc(stack, (cap *= 2) * sizeof(Term));
-                    stack[sp++] = p[i];
-                }
+                for (size_t i = raw + 1; i <= n; i++)
+                    if (!is_immed(p[i])) PUSH(p[i]);
                 break;
             }
         }
         if (sp == 0) break;
         t = stack[--sp];
     }
-    free(stack);
+#undef PUSH
+    if (stack != local) free(stack);
     return words;
 }
 

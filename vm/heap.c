@@ -17,6 +17,7 @@
  * collect has no way to back out (the emulator's gc_ensure, by contrast,
  * reports a failed collection by leaving too little room, see gc.h).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +36,92 @@ static void out_of_memory(size_t words)
     abort();
 }
 
+/* Small fragments (most messages: the term and its Message record) have an
+ * allocator of their own, because a message is made on one thread and freed
+ * on another, millions of times a second, and malloc and free cost more than
+ * the rest of a send. All small blocks have one size (FRAG_SMALL_WORDS). A
+ * thread takes blocks from its own free list, else a batch from the shared
+ * pool, else carves a fresh chunk of FRAG_BATCH blocks; a thread that frees
+ * keeps blocks on its own list and gives a batch back to the pool when the
+ * list grows past two batches, so a producer and a consumer on different
+ * threads recycle the same memory. Chunks are never returned to malloc (like
+ * Erlang's allocator carriers, the memory stays for the next flood). */
+#define FRAG_SMALL_WORDS 16
+#define FRAG_BATCH 256
+
+static __thread HeapFrag *frag_free;          /* this thread's list */
+static __thread int frag_nfree;
+static pthread_mutex_t frag_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static HeapFrag *pool_batches[1 << 16];
+static int pool_nbatches;
+
+#define SMALL_BLOCK_BYTES (sizeof(HeapFrag) + FRAG_SMALL_WORDS * sizeof(Term))
+
+static int refill_small(void)
+{
+    pthread_mutex_lock(&frag_pool_lock);
+    if (pool_nbatches > 0) {
+        frag_free = pool_batches[--pool_nbatches];
+        pthread_mutex_unlock(&frag_pool_lock);
+        frag_nfree = FRAG_BATCH;
+        return 1;
+    }
+    pthread_mutex_unlock(&frag_pool_lock);
+    char *chunk = malloc(SMALL_BLOCK_BYTES * FRAG_BATCH);
+    if (!chunk)
+        return 0;
+    for (int i = FRAG_BATCH - 1; i >= 0; i--) {
+        HeapFrag *f = (HeapFrag *)(chunk + (size_t)i * SMALL_BLOCK_BYTES);
+        f->next = frag_free;
+        frag_free = f;
+    }
+    frag_nfree += FRAG_BATCH;
+    return 1;
+}
+
+static void free_small(HeapFrag *f)
+{
+    f->next = frag_free;
+    frag_free = f;
+    if (++frag_nfree < 2 * FRAG_BATCH)
+        return;
+    /* give one batch back to the pool */
+    HeapFrag *batch = frag_free, *last = batch;
+    for (int i = 1; i < FRAG_BATCH; i++)
+        last = last->next;
+    frag_free = last->next;
+    last->next = NULL;
+    frag_nfree -= FRAG_BATCH;
+    pthread_mutex_lock(&frag_pool_lock);
+    if (pool_nbatches < (int)(sizeof pool_batches / sizeof pool_batches[0])) {
+        pool_batches[pool_nbatches++] = batch;
+        batch = NULL;
+    }
+    pthread_mutex_unlock(&frag_pool_lock);
+    if (batch) {                    /* the pool is full: keep them here */
+        last->next = frag_free;
+        frag_free = batch;
+        frag_nfree += FRAG_BATCH;
+    }
+}
+
 HeapFrag *heap_frag_new(size_t words)
 {
     if (words > (SIZE_MAX - sizeof(HeapFrag)) / sizeof(Term))
         return NULL;
-    HeapFrag *f = malloc(sizeof(HeapFrag) + words * sizeof(Term));
-    if (!f)
-        return NULL;
+    HeapFrag *f;
+    if (words <= FRAG_SMALL_WORDS) {
+        if (!frag_free && !refill_small())
+            return NULL;
+        f = frag_free;
+        frag_free = f->next;
+        frag_nfree--;
+        words = FRAG_SMALL_WORDS;
+    } else {
+        f = malloc(sizeof(HeapFrag) + words * sizeof(Term));
+        if (!f)
+            return NULL;
+    }
     f->next = NULL;
     f->size = words;
     f->used = 0;
@@ -52,7 +132,10 @@ void heap_frag_free(HeapFrag *f)
 {
     while (f) {
         HeapFrag *next = f->next;
-        free(f);
+        if (f->size == FRAG_SMALL_WORDS)
+            free_small(f);
+        else
+            free(f);
         f = next;
     }
 }

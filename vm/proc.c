@@ -202,10 +202,14 @@ int proc_deliver(Term pid, Message *m) {
 }
 
 UWord proc_send(Process *from, Term pid, Term msg) {
-    (void)from;
     Message *m = message_copy_kind(msg, MSG_PLAIN);
     UWord words = m->frag->used;
-    proc_deliver(pid, m);
+    if (from && pid == from->pid) {
+        /* to oneself: no lookup, and nobody to wake (we are running) */
+        mailbox_push(&from->mbox, m);
+    } else {
+        proc_deliver(pid, m);
+    }
     return 1 + words / 16;
 }
 
