@@ -44,14 +44,19 @@
 #define MAX_SCHEDULERS 64
 #define RUNQ_SIZE 256                /* a power of two */
 #define SPIN_ROUNDS 2000             /* steal attempts before sleeping (~tens of µs) */
-#define RUNNEXT_GRACE_US 5           /* a runnext may be stolen after this long */
+#define RUNNEXT_GRACE_US 50           /* lone work may be stolen after this long: longer
+                                        than a spawn or a message hop takes, even
+                                        the first one (page faults) */
 
+/* Thieves read head, tail, ring and runnext; the owner writes runnext on
+ * every wake-up. Each group gets its own cache line, so that a spinning
+ * thief does not slow the owner down by pulling its lines away. */
 struct Scheduler {
-    int id;
-    _Atomic uint32_t head;           /* next slot to take (owner and thieves) */
+    _Alignas(64) _Atomic uint32_t head; /* next slot to take (owner and thieves) */
     _Atomic uint32_t tail;           /* next free slot (owner only writes) */
-    _Atomic(Process *) ring[RUNQ_SIZE];
-    _Atomic(Process *) runnext;
+    _Alignas(64) _Atomic(Process *) runnext;
+    _Alignas(64) _Atomic(Process *) ring[RUNQ_SIZE];
+    _Alignas(64) int id;
     /* as a thief: the runnext it last saw, where, and since when (the owner
      * pays no clock reading per wake-up; the spinning thief does) */
     Process *seen_runnext;
@@ -179,8 +184,25 @@ static Process *runq_get(Scheduler *s) {
     }
 }
 
-/* Takes half of victim's ring into thief's ring; returns one to run now. */
-static Process *runq_steal(Scheduler *thief, Scheduler *victim) {
+/* Takes half of victim's ring into thief's ring; returns one to run now.
+ * With take_runnext, a runnext that has waited past the grace period too. */
+/* Lone work — a single queued process, or a runnext — is about to run where
+ * it is; moving it costs a cross-core migration and usually breaks up a
+ * conversation (a process just spawned or woken tends to talk to the one
+ * that made it runnable). A thief takes it only after seeing the same process
+ * there for RUNNEXT_GRACE_US, timed by the thief, not the owner. */
+static int lone_ready(Scheduler *thief, Scheduler *victim, Process *p) {
+    uint64_t now = timer_now_us();
+    if (thief->seen_runnext != p || thief->seen_victim != victim) {
+        thief->seen_runnext = p;
+        thief->seen_victim = victim;
+        thief->seen_since = now;
+        return 0;
+    }
+    return now - thief->seen_since > RUNNEXT_GRACE_US;
+}
+
+static Process *runq_steal(Scheduler *thief, Scheduler *victim, int take_lone) {
     for (;;) {
         uint32_t h = atomic_load_explicit(&victim->head, memory_order_acquire);
         uint32_t t = atomic_load_explicit(&victim->tail, memory_order_acquire);
@@ -188,6 +210,10 @@ static Process *runq_steal(Scheduler *thief, Scheduler *victim) {
         if (n == 0 || n > RUNQ_SIZE) {
             if (n == 0) break;
             continue;                            /* inconsistent snapshot */
+        }
+        if (n == 1) {
+            Process *only = atomic_load_explicit(&victim->ring[h % RUNQ_SIZE], memory_order_relaxed);
+            if (!take_lone || !lone_ready(thief, victim, only)) return NULL;
         }
         n -= n / 2;
         uint32_t tt = atomic_load_explicit(&thief->tail, memory_order_relaxed);
@@ -201,20 +227,14 @@ static Process *runq_steal(Scheduler *thief, Scheduler *victim) {
         /* the last one is run at once, the others queued here */
         Process *run = atomic_load_explicit(&thief->ring[(tt + n - 1) % RUNQ_SIZE], memory_order_relaxed);
         atomic_store_explicit(&thief->tail, tt + n - 1, memory_order_release);
+        thief->seen_runnext = NULL;
         return run;
     }
-    /* only a runnext left: take it if it has waited past the grace period */
+    /* only a runnext left */
+    if (!take_lone) return NULL;
     Process *p = atomic_load(&victim->runnext);
-    if (!p) return NULL;
-    uint64_t now = timer_now_us();
-    if (thief->seen_runnext != p || thief->seen_victim != victim) {
-        thief->seen_runnext = p;
-        thief->seen_victim = victim;
-        thief->seen_since = now;
-        return NULL;
-    }
-    if (now - thief->seen_since > RUNNEXT_GRACE_US &&
-        atomic_compare_exchange_strong(&victim->runnext, &p, NULL)) {
+    if (!p || !lone_ready(thief, victim, p)) return NULL;
+    if (atomic_compare_exchange_strong(&victim->runnext, &p, NULL)) {
         thief->seen_runnext = NULL;
         return p;
     }
@@ -250,6 +270,11 @@ static void wake_all(void) {
 
 /* ---- making processes runnable ---- */
 
+/* Surplus: more runnable processes queued here than this scheduler will get
+ * to soon. One queued behind the running process is not surplus (a ring's
+ * LED, displaced from runnext, runs in a moment); two are. */
+#define SURPLUS 2
+
 static void make_runnable(Scheduler *s, Process *p) {
     if (p->prio != PRIO_NORMAL || !s) {
         global_put(p);
@@ -257,7 +282,7 @@ static void make_runnable(Scheduler *s, Process *p) {
         return;
     }
     runq_put(s, p);
-    wake_idle();
+    if (runq_length(s) >= SURPLUS) wake_idle();
 }
 
 void sched_wake(Process *p) {
@@ -294,11 +319,15 @@ static Process *find_local(Scheduler *s, SWord *budget) {
         }
     }
     s->chain_reds = 0;
-    if ((p = runq_get(s))) return p;
+    if ((p = runq_get(s))) {
+        /* more is queued behind it: work another core could be doing */
+        if (runq_length(s) > 0) wake_idle();
+        return p;
+    }
     return global_get(PRIO_LOW);
 }
 
-static Process *steal(Scheduler *s) {
+static Process *steal(Scheduler *s, int take_lone) {
     int online = atomic_load(&nonline);
     if (online <= 1) return NULL;
     s->rand = s->rand * 1103515245u + 12345u;
@@ -306,7 +335,7 @@ static Process *steal(Scheduler *s) {
     for (int i = 0; i < online; i++) {
         Scheduler *v = &schedulers[(start + i) % online];
         if (v == s) continue;
-        Process *p = runq_steal(s, v);
+        Process *p = runq_steal(s, v, take_lone);
         if (p) return p;
     }
     return NULL;
@@ -347,7 +376,9 @@ static Process *idle(Scheduler *s, SWord *budget) {
     int spinning = 0;
     if (!offline && atomic_load(&nspinning) == 0) { atomic_fetch_add(&nspinning, 1); spinning = 1; }
     for (int round = 0; spinning && round < SPIN_ROUNDS && !atomic_load(&finished); round++) {
-        Process *p = steal(s);
+        /* lone work is looked at only now and then: reading a runnext pulls
+         * the owner's cache line, which it writes on every wake-up */
+        Process *p = steal(s, (round & 15) == 15);
         if (!p) p = global_get(PRIO_LOW);
         if (p) {
             atomic_fetch_sub(&nspinning, 1);
@@ -356,7 +387,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
             return p;
         }
         if (timer_pending() && timer_next_due() == 0) break;
-        __builtin_ia32_pause();
+        for (int i = 0; i < 16; i++) __builtin_ia32_pause();
     }
     if (spinning) atomic_fetch_sub(&nspinning, 1);
     if (atomic_load(&finished)) return NULL;
@@ -446,6 +477,7 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
     switch (r) {
     case RUN_YIELD:
         runq_put(s, p);
+        if (runq_length(s) >= SURPLUS) wake_idle();
         break;
     case RUN_WAIT:
         /* the last touch: after this another scheduler may own p */
@@ -477,6 +509,9 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
 
 static void scheduler_loop(Scheduler *s) {
     self_sched = s;
+    /* take the first page faults of this thread's message blocks now, not
+     * in the middle of the first send */
+    heap_frag_free(heap_frag_new(1));
     unsigned ticks = 0;
     while (!atomic_load_explicit(&finished, memory_order_relaxed)) {
         if ((++ticks & 15) == 0 || s->chain_reds == 0) timer_fire_due();
