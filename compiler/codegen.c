@@ -685,8 +685,8 @@ int cg_pred(Fn *f, Expr *e, int tail) {
     }
     case E_BLOCK: return pred_body(f, e->body, e->nbody, tail);
     case E_MAP: case E_MAP_UPDATE: return cg_map_pred(f, e);
-    case E_CASE:
     case E_BIN: return cg_bin_pred(f, e);
+    case E_CASE:
         if (cg_pred(f, e->a, 0)) return 1;
         /* fall through */
     case E_IF:

@@ -329,8 +329,8 @@ int cg_is_guard_expr(Fn *f, Expr *e) {
     case E_BINOP:
         if (e->op == OP_SEND || e->op == OP_APPEND || e->op == OP_SUBTRACT) return 0;
         return cg_is_guard_expr(f, e->a) && cg_is_guard_expr(f, e->b);
-    case E_BIN: return cg_bin_guard_expr(f, e);
     case E_UNOP: return cg_is_guard_expr(f, e->a);
+    case E_BIN: return cg_bin_guard_expr(f, e);
     case E_ANDALSO: case E_ORELSE: return cg_is_guard_expr(f, e->a) && cg_is_guard_expr(f, e->b);
     case E_CALL: {
         int op = type_test_of(f, e, NULL);
