@@ -239,8 +239,10 @@ Snap *cg_snap(Fn *f) {
     s->nv = f->nv;
     s->bound = GC_MALLOC_ATOMIC((size_t)f->nv + 1);
     s->def = GC_MALLOC_ATOMIC((size_t)f->nv + 1);
-    memcpy(s->bound, f->bound, (size_t)f->nv);
-    memcpy(s->def, f->def, (size_t)f->nv);
+    if (f->nv) {                    /* no variables yet: the arrays may be NULL */
+        memcpy(s->bound, f->bound, (size_t)f->nv);
+        memcpy(s->def, f->def, (size_t)f->nv);
+    }
     memcpy(s->xs, f->xs, sizeof s->xs);
     s->capys = f->capys;
     s->ys = GC_MALLOC_ATOMIC((size_t)f->capys + 1);
@@ -268,8 +270,10 @@ void cg_merge_add(Fn *f, Merge *m) {
         m->nv = f->nv;
         m->bound = GC_MALLOC_ATOMIC((size_t)f->nv + 1);
         m->def = GC_MALLOC_ATOMIC((size_t)f->nv + 1);
-        memcpy(m->bound, f->bound, (size_t)f->nv);
-        memcpy(m->def, f->def, (size_t)f->nv);
+        if (f->nv) {
+            memcpy(m->bound, f->bound, (size_t)f->nv);
+            memcpy(m->def, f->def, (size_t)f->nv);
+        }
     } else {
         for (int v = 0; v < m->nv; v++) {
             int b = v < f->nv ? f->bound[v] : 0, d = v < f->nv ? f->def[v] : 0;

@@ -526,8 +526,10 @@ static void lc_inner(Fn *f, Expr *e, int tail, UWord dest) {
 void cg_lc(Fn *f, Expr *e, int tail, UWord dest) {
     int nv = f->nv;
     char *b = GC_MALLOC_ATOMIC((size_t)nv + 1), *d = GC_MALLOC_ATOMIC((size_t)nv + 1);
-    memcpy(b, f->bound, (size_t)nv);
-    memcpy(d, f->def, (size_t)nv);
+    if (nv) {                       /* no variables yet: the arrays may be NULL */
+        memcpy(b, f->bound, (size_t)nv);
+        memcpy(d, f->def, (size_t)nv);
+    }
     lc_inner(f, e, tail, dest);
     /* variables bound inside the comprehension are local to it */
     for (int v = 0; v < f->nv; v++) {
