@@ -24,8 +24,17 @@ fail() {
 
 # start [flags...]: mini in a 120x40 pane; its exit status lands in $TMPD/status
 start() {
-    $T new-session -d -s S -x 120 -y 40 \
-        "cd '$(pwd)' && HOME='$TMPD' '$BIN' $*; echo \$? > '$TMPD/status'; sleep 60"
+    # a server killed just before may still be going away: wait for it, and
+    # try again if tmux reports that the new one died while starting
+    i=0
+    while $T has-session 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    for attempt in 1 2 3 4 5; do
+        $T new-session -d -s S -x 120 -y 40 \
+            "cd '$(pwd)' && HOME='$TMPD' '$BIN' $*; echo \$? > '$TMPD/status'; sleep 60" \
+            2>/dev/null && $T has-session -t S 2>/dev/null && return 0
+        sleep 0.2
+    done
+    fail "tmux would not start"
 }
 
 screen() { $T capture-pane -p -t S -S -200; }
