@@ -346,3 +346,15 @@ Term bif_convert_time_unit_3(Process *p, Term *args) {
     if (r % from < 0) q--;
     return make_integer(p, q);
 }
+
+/* erlang:system_flag(schedulers_online, N): returns the old count */
+Term bif_system_flag_2(Process *p, Term *args) {
+    if (args[0] == ATOM_TERM(schedulers_online)) {
+        if (!is_small(args[1]) || small_val(args[1]) < 1 || small_val(args[1]) > sched_count())
+            BIF_ERROR(p, AM_badarg);
+        Term old = make_small(sched_online());
+        sched_set_online((int)small_val(args[1]));
+        return old;
+    }
+    BIF_ERROR(p, AM_badarg);
+}

@@ -275,8 +275,14 @@ static void wake_all(void) {
  * LED, displaced from runnext, runs in a moment); two are. */
 #define SURPLUS 2
 
+static int is_online(const Scheduler *s) {
+    return s->id < atomic_load_explicit(&nonline, memory_order_relaxed);
+}
+
+/* A scheduler taken offline may still be finishing a time slice: what it
+ * makes runnable goes where online schedulers look. */
 static void make_runnable(Scheduler *s, Process *p) {
-    if (p->prio != PRIO_NORMAL || !s) {
+    if (p->prio != PRIO_NORMAL || !s || !is_online(s)) {
         global_put(p);
         wake_idle();
         return;
@@ -287,7 +293,7 @@ static void make_runnable(Scheduler *s, Process *p) {
 
 void sched_wake(Process *p) {
     Scheduler *s = self_sched;
-    if (!s || p->prio != PRIO_NORMAL) { make_runnable(s, p); return; }
+    if (!s || p->prio != PRIO_NORMAL || !is_online(s)) { make_runnable(s, p); return; }
     /* runnext: the woken process runs next here; the one it displaces is
      * surplus work that another scheduler may take */
     Process *old = atomic_exchange(&s->runnext, p);
@@ -373,6 +379,13 @@ static Process *idle(Scheduler *s, SWord *budget) {
     /* an offline scheduler takes no work (what it took would wake into its
      * own runnext, where no online scheduler looks): it only sleeps */
     int offline = s->id >= atomic_load(&nonline);
+    if (offline) {
+        /* what this scheduler still holds goes where online ones look */
+        Process *q;
+        while ((q = runq_get(s))) global_put(q);
+        if ((q = atomic_exchange(&s->runnext, NULL))) global_put(q);
+        wake_idle();
+    }
     int spinning = 0;
     if (!offline && atomic_load(&nspinning) == 0) { atomic_fetch_add(&nspinning, 1); spinning = 1; }
     for (int round = 0; spinning && round < SPIN_ROUNDS && !atomic_load(&finished); round++) {
@@ -476,12 +489,11 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
     p->waiting = r == RUN_WAIT;
     switch (r) {
     case RUN_YIELD:
-        runq_put(s, p);
-        if (runq_length(s) >= SURPLUS) wake_idle();
+        make_runnable(s, p);
         break;
     case RUN_WAIT:
         /* the last touch: after this another scheduler may own p */
-        if (!mailbox_try_wait(&p->mbox)) runq_put(s, p);
+        if (!mailbox_try_wait(&p->mbox)) make_runnable(s, p);
         break;
     case RUN_DONE:
         proc_exit(p, ATOM_TERM(normal), 0);
