@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 
 #include "gc.h"
@@ -39,69 +40,104 @@ static void out_of_memory(size_t words)
 /* Small fragments (most messages: the term and its Message record) have an
  * allocator of their own, because a message is made on one thread and freed
  * on another, millions of times a second, and malloc and free cost more than
- * the rest of a send. All small blocks have one size (FRAG_SMALL_WORDS). A
- * thread takes blocks from its own free list, else a batch from the shared
- * pool, else carves a fresh chunk of FRAG_BATCH blocks; a thread that frees
- * keeps blocks on its own list and gives a batch back to the pool when the
- * list grows past two batches, so a producer and a consumer on different
- * threads recycle the same memory. Chunks are never returned to malloc (like
- * Erlang's allocator carriers, the memory stays for the next flood). */
-#define FRAG_SMALL_WORDS 16
+ * the rest of a send. Small blocks come in two sizes (size classes): tiny
+ * ones for immediates and small tuples (a Message record is 6 words), small
+ * ones for the rest up to 16 words. For each class a thread takes blocks from
+ * its own free list, else a batch from the class's shared pool, else carves a
+ * fresh chunk of FRAG_BATCH blocks; a thread that frees keeps blocks on its
+ * own list and gives a batch back to the pool when the list grows past two
+ * batches, so a producer and a consumer on different threads recycle the same
+ * memory. Chunks are never returned to malloc (like Erlang's allocator
+ * carriers, the memory stays for the next flood). */
 #define FRAG_BATCH 256
+#define CHUNK_BATCHES 16          /* batches made at once by one mmap */
+#define NCLASSES 2
+static const size_t class_words[NCLASSES] = { 8, 16 };
 
-static __thread HeapFrag *frag_free;          /* this thread's list */
-static __thread int frag_nfree;
-static pthread_mutex_t frag_pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static HeapFrag *pool_batches[1 << 16];
-static int pool_nbatches;
+typedef struct {
+    pthread_mutex_t lock;
+    HeapFrag *batches[1 << 15];
+    int nbatches;
+} FragPool;
 
-#define SMALL_BLOCK_BYTES (sizeof(HeapFrag) + FRAG_SMALL_WORDS * sizeof(Term))
+static __thread HeapFrag *frag_free[NCLASSES];   /* this thread's lists */
+static __thread int frag_nfree[NCLASSES];
+static FragPool pools[NCLASSES] = {
+    { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER } };
 
-static int refill_small(void)
+static int class_of_words(size_t words)
 {
-    pthread_mutex_lock(&frag_pool_lock);
-    if (pool_nbatches > 0) {
-        frag_free = pool_batches[--pool_nbatches];
-        pthread_mutex_unlock(&frag_pool_lock);
-        frag_nfree = FRAG_BATCH;
+    for (int c = 0; c < NCLASSES; c++)
+        if (words <= class_words[c]) return c;
+    return -1;
+}
+
+static int refill(int c)
+{
+    FragPool *pool = &pools[c];
+    pthread_mutex_lock(&pool->lock);
+    if (pool->nbatches > 0) {
+        frag_free[c] = pool->batches[--pool->nbatches];
+        pthread_mutex_unlock(&pool->lock);
+        frag_nfree[c] = FRAG_BATCH;
         return 1;
     }
-    pthread_mutex_unlock(&frag_pool_lock);
-    char *chunk = malloc(SMALL_BLOCK_BYTES * FRAG_BATCH);
-    if (!chunk)
+    pthread_mutex_unlock(&pool->lock);
+    /* A fresh chunk of CHUNK_BATCHES batches, its pages populated by one
+     * mmap: touching new pages one fault at a time costs more than the rest
+     * of a send (a flood into a new mailbox is all new pages). The batches
+     * beyond the first go to the pool. */
+    size_t bytes = sizeof(HeapFrag) + class_words[c] * sizeof(Term);
+    size_t len = bytes * FRAG_BATCH * CHUNK_BATCHES;
+    char *chunk = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (chunk == MAP_FAILED)
         return 0;
-    for (int i = FRAG_BATCH - 1; i >= 0; i--) {
-        HeapFrag *f = (HeapFrag *)(chunk + (size_t)i * SMALL_BLOCK_BYTES);
-        f->next = frag_free;
-        frag_free = f;
+    for (int b = 0; b < CHUNK_BATCHES; b++) {
+        HeapFrag *head = NULL;
+        char *base = chunk + (size_t)b * bytes * FRAG_BATCH;
+        for (int i = FRAG_BATCH - 1; i >= 0; i--) {
+            HeapFrag *f = (HeapFrag *)(base + (size_t)i * bytes);
+            f->next = head;
+            head = f;
+        }
+        if (b == 0) {
+            frag_free[c] = head;
+            frag_nfree[c] = FRAG_BATCH;
+            continue;
+        }
+        pthread_mutex_lock(&pool->lock);
+        if (pool->nbatches < (int)(sizeof pool->batches / sizeof pool->batches[0]))
+            pool->batches[pool->nbatches++] = head;
+        pthread_mutex_unlock(&pool->lock);
     }
-    frag_nfree += FRAG_BATCH;
     return 1;
 }
 
-static void free_small(HeapFrag *f)
+static void free_small(int c, HeapFrag *f)
 {
-    f->next = frag_free;
-    frag_free = f;
-    if (++frag_nfree < 2 * FRAG_BATCH)
+    f->next = frag_free[c];
+    frag_free[c] = f;
+    if (++frag_nfree[c] < 2 * FRAG_BATCH)
         return;
     /* give one batch back to the pool */
-    HeapFrag *batch = frag_free, *last = batch;
+    HeapFrag *batch = frag_free[c], *last = batch;
     for (int i = 1; i < FRAG_BATCH; i++)
         last = last->next;
-    frag_free = last->next;
+    frag_free[c] = last->next;
     last->next = NULL;
-    frag_nfree -= FRAG_BATCH;
-    pthread_mutex_lock(&frag_pool_lock);
-    if (pool_nbatches < (int)(sizeof pool_batches / sizeof pool_batches[0])) {
-        pool_batches[pool_nbatches++] = batch;
+    frag_nfree[c] -= FRAG_BATCH;
+    FragPool *pool = &pools[c];
+    pthread_mutex_lock(&pool->lock);
+    if (pool->nbatches < (int)(sizeof pool->batches / sizeof pool->batches[0])) {
+        pool->batches[pool->nbatches++] = batch;
         batch = NULL;
     }
-    pthread_mutex_unlock(&frag_pool_lock);
+    pthread_mutex_unlock(&pool->lock);
     if (batch) {                    /* the pool is full: keep them here */
-        last->next = frag_free;
-        frag_free = batch;
-        frag_nfree += FRAG_BATCH;
+        last->next = frag_free[c];
+        frag_free[c] = batch;
+        frag_nfree[c] += FRAG_BATCH;
     }
 }
 
@@ -110,13 +146,14 @@ HeapFrag *heap_frag_new(size_t words)
     if (words > (SIZE_MAX - sizeof(HeapFrag)) / sizeof(Term))
         return NULL;
     HeapFrag *f;
-    if (words <= FRAG_SMALL_WORDS) {
-        if (!frag_free && !refill_small())
+    int c = class_of_words(words);
+    if (c >= 0) {
+        if (!frag_free[c] && !refill(c))
             return NULL;
-        f = frag_free;
-        frag_free = f->next;
-        frag_nfree--;
-        words = FRAG_SMALL_WORDS;
+        f = frag_free[c];
+        frag_free[c] = f->next;
+        frag_nfree[c]--;
+        words = class_words[c];
     } else {
         f = malloc(sizeof(HeapFrag) + words * sizeof(Term));
         if (!f)
@@ -128,12 +165,15 @@ HeapFrag *heap_frag_new(size_t words)
     return f;
 }
 
+/* A block's size tells its class: a malloc'ed fragment is never of a class
+ * size, because heap_frag_new gives those sizes only to pooled blocks. */
 void heap_frag_free(HeapFrag *f)
 {
     while (f) {
         HeapFrag *next = f->next;
-        if (f->size == FRAG_SMALL_WORDS)
-            free_small(f);
+        int c = class_of_words(f->size);
+        if (c >= 0 && f->size == class_words[c])
+            free_small(c, f);
         else
             free(f);
         f = next;
