@@ -549,7 +549,7 @@ static int simple_expr(Fn *f, Expr *e) {
 
 /* Evaluates args into x0..x(n-1). */
 static void setup_args(Fn *f, Expr **args, int n) {
-    UWord *ops = GC_MALLOC_ATOMIC(sizeof(UWord) * ((size_t)n + 1));
+    UWord *ops = GC_MALLOC(sizeof(UWord) * ((size_t)n + 1));
     if (n > XMAX) { cg_error(f, f->gf->line, 1, "too many arguments"); return; }
     if (!f->frame) {
         for (int i = 0; i < n; i++) ops[i] = cg_operand(f, args[i], 0);
@@ -712,7 +712,7 @@ int cg_has_call(Fn *f, Expr *e) { return cg_pred(f, e, 0); }
 
 void cg_make_self(Fn *f, UWord dest) {
     GenFun *gf = f->gf;
-    UWord *ops = GC_MALLOC_ATOMIC(sizeof(UWord) * ((size_t)gf->nfree + 1));
+    UWord *ops = GC_MALLOC(sizeof(UWord) * ((size_t)gf->nfree + 1));
     for (int i = 0; i < gf->nfree; i++) {
         int v = cg_var_find(f, gf->free[i]);
         ops[i] = v >= 0 ? f->vloc[v] : NIL;
@@ -859,7 +859,7 @@ static UWord skel_value(Fn *f, Skel *s, Expr *e) {
 
 static UWord skel_build(Fn *f, Skel *s, Expr *e, UWord dest) {
     if (e->kind == E_TUPLE) {
-        UWord *src = GC_MALLOC_ATOMIC(sizeof(UWord) * ((size_t)e->n + 1));
+        UWord *src = GC_MALLOC(sizeof(UWord) * ((size_t)e->n + 1));
         for (int i = 0; i < e->n; i++) src[i] = skel_value(f, s, e->elems[i]);
         for (int i = 0; i < e->n; i++) if (IS_X(src[i]) && operand_is_reg(src[i])) cg_free(f, src[i]);
         if (dest == NOOP) dest = REG_X(cg_alloc_x(f, R_TEMP));
@@ -868,10 +868,10 @@ static UWord skel_build(Fn *f, Skel *s, Expr *e, UWord dest) {
         return dest;
     }
     int n = 0, cap = 8;
-    UWord *heads = GC_MALLOC_ATOMIC(sizeof(UWord) * (size_t)cap);
+    UWord *heads = GC_MALLOC(sizeof(UWord) * (size_t)cap);
     while (skeleton(f, e) && e->kind == E_CONS) {
         if (n >= cap) {
-            UWord *nh = GC_MALLOC_ATOMIC(sizeof(UWord) * (size_t)cap * 2);
+            UWord *nh = GC_MALLOC(sizeof(UWord) * (size_t)cap * 2);
             memcpy(nh, heads, sizeof(UWord) * (size_t)n);
             heads = nh; cap *= 2;
         }
@@ -893,7 +893,7 @@ static void cg_construct(Fn *f, Expr *e, UWord dest) {
     Skel s;
     memset(&s, 0, sizeof s);
     skel_collect(f, &s, e);
-    s.ops = GC_MALLOC_ATOMIC(sizeof(UWord) * ((size_t)s.n + 1));
+    s.ops = GC_MALLOC(sizeof(UWord) * ((size_t)s.n + 1));
     cg_oplist(f, s.leaves, s.n, s.ops);
     int live = cg_xlive(f);
     cg_op(f, OP_test_heap, 2, (UWord)s.words, (UWord)live);

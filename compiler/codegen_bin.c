@@ -150,7 +150,7 @@ void cg_bin_construct(Fn *f, Expr *e, UWord dest)
     int k = 0;
     Expr **todo = GC_MALLOC(sizeof(Expr *) * ((size_t)n + 1));
     for (int i = 0; i < n; i++) if (ex[i]) todo[k++] = ex[i];
-    UWord *ops = GC_MALLOC_ATOMIC(sizeof(UWord) * ((size_t)k + 1));
+    UWord *ops = GC_MALLOC(sizeof(UWord) * ((size_t)k + 1));
     cg_oplist(f, todo, k, ops);
     if (!f->bif_fail) cg_line(f, e->line);
     int live = cg_xlive(f);

@@ -337,7 +337,7 @@ void cg_fun(Fn *f, Expr *e, UWord dest) {
     int li = add_lambda(g, h, h->nparams, h->nfree);
     h->self_lambda = li;
     if (h->arity > XMAX) { cg_error(f, e->line, e->col, "fun has too many free variables"); return; }
-    UWord *ops = GC_MALLOC_ATOMIC(sizeof(UWord) * ((size_t)ns.n + 1));
+    UWord *ops = GC_MALLOC(sizeof(UWord) * ((size_t)ns.n + 1));
     for (int i = 0; i < ns.n; i++) ops[i] = cg_operand(f, cg_mkvar(ns.v[i], e->line), 0);
     int live = cg_xlive(f);
     cg_op(f, OP_test_heap, 2, (UWord)(2 + ns.n), (UWord)live);

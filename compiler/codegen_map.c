@@ -34,13 +34,13 @@ void cg_map(Fn *f, Expr *e, UWord dest) {
     /* the map (if any), then keys and values, in source order */
     int cnt = upd + 2 * n;
     Expr **es = GC_MALLOC(sizeof(Expr *) * (size_t)cnt);
-    UWord *ops = GC_MALLOC_ATOMIC(sizeof(UWord) * (size_t)cnt);
+    UWord *ops = GC_MALLOC(sizeof(UWord) * (size_t)cnt);
     if (upd) es[0] = e->a;
     for (int i = 0; i < n; i++) { es[upd + 2 * i] = e->fields[i].key; es[upd + 2 * i + 1] = e->fields[i].value; }
     cg_oplist(f, es, cnt, ops);
     UWord src = upd ? ops[0] : map_empty();
-    UWord *assoc = GC_MALLOC_ATOMIC(sizeof(UWord) * (size_t)(2 * n + 1));
-    UWord *exact = GC_MALLOC_ATOMIC(sizeof(UWord) * (size_t)(2 * n + 1));
+    UWord *assoc = GC_MALLOC(sizeof(UWord) * (size_t)(2 * n + 1));
+    UWord *exact = GC_MALLOC(sizeof(UWord) * (size_t)(2 * n + 1));
     int na = 0, nx = 0;
     for (int i = 0; i < n; i++) {
         UWord *to = e->fields[i].exact ? exact + 2 * nx++ : assoc + 2 * na++;
@@ -66,8 +66,8 @@ void cg_match_map(Fn *f, Expr *p, UWord src, int fail) {
     int n = p->nfields;
     cg_op(f, OP_is_map, 2, (UWord)fail, src);
     if (n == 0) return;
-    UWord *keys = GC_MALLOC_ATOMIC(sizeof(UWord) * (size_t)n);
-    UWord *dsts = GC_MALLOC_ATOMIC(sizeof(UWord) * (size_t)n);
+    UWord *keys = GC_MALLOC(sizeof(UWord) * (size_t)n);
+    UWord *dsts = GC_MALLOC(sizeof(UWord) * (size_t)n);
     for (int i = 0; i < n; i++) keys[i] = cg_operand(f, p->fields[i].key, 0);
     for (int i = 0; i < n; i++) dsts[i] = REG_X(cg_alloc_x(f, f->head ? R_ARG : R_TEMP));
     cg_op(f, OP_get_map_elements, 3, (UWord)fail, src, (UWord)(2 * n));
