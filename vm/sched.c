@@ -44,9 +44,10 @@
 #define MAX_SCHEDULERS 64
 #define RUNQ_SIZE 256                /* a power of two */
 #define SPIN_ROUNDS 2000             /* steal attempts before sleeping (~tens of µs) */
-#define RUNNEXT_GRACE_US 50           /* lone work may be stolen after this long: longer
+#define RUNNEXT_GRACE_US 200          /* lone work may be stolen after this long: longer
                                         than a spawn or a message hop takes, even
-                                        the first one (page faults) */
+                                        the first one (page faults), or a
+                                        sanitizer build takes */
 
 /* Thieves read head, tail, ring and runnext; the owner writes runnext on
  * every wake-up. Each group gets its own cache line, so that a spinning
