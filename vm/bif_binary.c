@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bif.h"
+#include "term_build.h"
 #include "atom.h"
 #include "arith.h"
 #include "binary.h"
@@ -23,13 +24,6 @@ static int small_arg(Term t, SWord *out)
     if (!is_small(t)) return 0;
     *out = small_val(t);
     return 1;
-}
-
-static Term tuple2(Process *p, Term a, Term b)
-{
-    Term *hp = heap_alloc(p, 3);
-    hp[0] = make_tuple_header(2); hp[1] = a; hp[2] = b;
-    return make_boxed(hp);
 }
 
 static Term bytes_to_list(Process *p, const unsigned char *s, size_t n)

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "binary.h"
+#include "term_build.h"
 #include "bif.h"
 #include "arith.h"
 #include "atom.h"
@@ -37,18 +38,6 @@
 #include "timer.h"
 
 /* ---- building results ---- */
-
-static Term tuple2(Process *p, Term a, Term b) {
-    Term *hp = heap_alloc(p, 3);
-    hp[0] = make_tuple_header(2); hp[1] = a; hp[2] = b;
-    return make_boxed(hp);
-}
-
-static Term tuple3(Process *p, Term a, Term b, Term c) {
-    Term *hp = heap_alloc(p, 4);
-    hp[0] = make_tuple_header(3); hp[1] = a; hp[2] = b; hp[3] = c;
-    return make_boxed(hp);
-}
 
 /* A list built front to back: `tail` is the cell's slot to fill next. */
 typedef struct { Term head; Term *tail; } ListBuilder;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "bif.h"
+#include "term_build.h"
 #include "atom.h"
 #include "map.h"
 
@@ -18,12 +19,6 @@ static void *xmalloc(size_t n) {
     void *r = malloc(n ? n : 1);
     if (!r) { fputs("mini: out of memory (maps)\n", stderr); abort(); }
     return r;
-}
-
-static Term tuple2(Process *p, Term a, Term b) {
-    Term *hp = heap_alloc(p, 3);
-    hp[0] = make_tuple_header(2); hp[1] = a; hp[2] = b;
-    return make_boxed(hp);
 }
 
 /* Length of a proper list, or -1. */

@@ -6,23 +6,12 @@
 #include <sys/time.h>
 
 #include "bif.h"
+#include "term_build.h"
 #include "atom.h"
 #include "proc.h"
 #include "sched.h"
 #include "timer.h"
 #include "arith.h"
-
-static Term tuple2(Process *p, Term a, Term b) {
-    Term *hp = heap_alloc(p, 3);
-    hp[0] = make_tuple_header(2); hp[1] = a; hp[2] = b;
-    return make_boxed(hp);
-}
-
-static Term tuple3(Process *p, Term a, Term b, Term c) {
-    Term *hp = heap_alloc(p, 4);
-    hp[0] = make_tuple_header(3); hp[1] = a; hp[2] = b; hp[3] = c;
-    return make_boxed(hp);
-}
 
 static Term new_ref(Process *p, uint64_t n) { return make_ref_at(heap_alloc(p, REF_WORDS), n); }
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "emulator.h"
+#include "term_build.h"
 #include "opcodes.h"
 #include "atom.h"
 #include "bif.h"
@@ -60,24 +61,6 @@ void emulator_setup_call(Process *p, Export *e, int arity) {
 }
 
 /* ---- building error terms (all on the heap, through heap_alloc) ---- */
-
-static Term tuple2(Process *p, Term a, Term b) {
-    Term *hp = heap_alloc(p, 3);
-    hp[0] = make_tuple_header(2); hp[1] = a; hp[2] = b;
-    return make_boxed(hp);
-}
-
-static Term tuple4(Process *p, Term a, Term b, Term c, Term d) {
-    Term *hp = heap_alloc(p, 5);
-    hp[0] = make_tuple_header(4); hp[1] = a; hp[2] = b; hp[3] = c; hp[4] = d;
-    return make_boxed(hp);
-}
-
-static Term cons(Process *p, Term h, Term t) {
-    Term *hp = heap_alloc(p, 2);
-    hp[0] = h; hp[1] = t;
-    return make_list(hp);
-}
 
 static Term args_list(Process *p, const Term *args, int n) {
     Term l = NIL;

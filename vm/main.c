@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "atom.h"
+#include "term_build.h"
 #include "bif.h"
 #include "emulator.h"
 #include "error_report.h"
@@ -79,12 +80,6 @@ static Term make_string(Process *p, const char *s) {
         hp += 2;
     }
     return r;
-}
-
-static Term cons(Process *p, Term h, Term t) {
-    Term *hp = heap_alloc(p, 2);
-    hp[0] = h; hp[1] = t;
-    return make_list(hp);
 }
 
 static Term tuple(Process *p, int n, const Term *v) {

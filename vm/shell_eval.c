@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "atom.h"
+#include "term_build.h"
 #include "bif.h"
 #include "bytecode.h"
 #include "error_report.h"
@@ -69,18 +70,6 @@ Term shell_text_to_list(Process *p, const char *s, size_t n) {
         hp[2 * i + 1] = i + 1 < n ? make_list(hp + 2 * i + 2) : NIL;
     }
     return make_list(hp);
-}
-
-static Term tuple2(Process *p, Term a, Term b) {
-    Term *hp = heap_alloc(p, 3);
-    hp[0] = make_tuple_header(2); hp[1] = a; hp[2] = b;
-    return make_boxed(hp);
-}
-
-static Term tuple3(Process *p, Term a, Term b, Term c) {
-    Term *hp = heap_alloc(p, 4);
-    hp[0] = make_tuple_header(3); hp[1] = a; hp[2] = b; hp[3] = c;
-    return make_boxed(hp);
 }
 
 /* ---- rewriting local calls to shell_default ---- */
