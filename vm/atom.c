@@ -197,3 +197,23 @@ UWord atom_count(void)
     atom_init();
     return atomic_load_explicit(&count, memory_order_acquire);
 }
+
+UWord atom_text_char(const unsigned char *s, size_t n, size_t *i)
+{
+    size_t at = *i;
+    unsigned c = s[at];
+    UWord code = c;
+    size_t len = 1;
+    if (c >= 0xC4 && c < 0xF5 && at + 1 < n && (s[at + 1] & 0xC0) == 0x80) {
+        size_t k = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        int ok = at + k <= n;
+        UWord v = c & (k == 2 ? 0x1F : k == 3 ? 0x0F : 0x07);
+        for (size_t j = 1; ok && j < k; j++) {
+            if ((s[at + j] & 0xC0) != 0x80) ok = 0;
+            else v = (v << 6) | (s[at + j] & 0x3F);
+        }
+        if (ok && v >= 0x100) { code = v; len = k; }
+    }
+    *i = at + len;
+    return code;
+}

@@ -31,5 +31,8 @@ Term atom_lookup(const char *name, size_t len);
 /* The text of an atom (not NUL-terminated unless *len is ignored: it is). */
 const char *atom_name(Term atom, size_t *len);
 UWord atom_count(void);
+/* The character at *i of an atom's text, advancing *i past it. An atom's
+ * text holds characters below 256 as single bytes and the others as UTF-8. */
+UWord atom_text_char(const unsigned char *s, size_t n, size_t *i);
 
 #endif

@@ -160,20 +160,7 @@ static int atom_bytes(Term a, OutBuf *b, int utf8)
     size_t n;
     const unsigned char *s = (const unsigned char *)atom_name(a, &n);
     for (size_t i = 0; i < n;) {
-        unsigned c = s[i];
-        UWord code = c;
-        size_t len = 1;
-        if (c >= 0xC4 && c < 0xF5 && i + 1 < n && (s[i + 1] & 0xC0) == 0x80) {
-            size_t k = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-            int ok = i + k <= n;
-            UWord v = c & (k == 2 ? 0x1F : k == 3 ? 0x0F : 0x07);
-            for (size_t j = 1; ok && j < k; j++) {
-                if ((s[i + j] & 0xC0) != 0x80) ok = 0;
-                else v = (v << 6) | (s[i + j] & 0x3F);
-            }
-            if (ok && v >= 0x100) { code = v; len = k; }
-        }
-        i += len;
+        UWord code = atom_text_char(s, n, &i);
         if (utf8) {
             unsigned char u[4];
             int k = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;

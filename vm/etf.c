@@ -58,23 +58,7 @@ static size_t atom_codes(Term a, UWord *codes)
 {
     size_t n, k = 0;
     const unsigned char *s = (const unsigned char *)atom_name(a, &n);
-    for (size_t i = 0; i < n;) {
-        unsigned c = s[i];
-        UWord code = c;
-        size_t len = 1;
-        if (c >= 0xC4 && c < 0xF5 && i + 1 < n && (s[i + 1] & 0xC0) == 0x80) {
-            size_t m = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-            int ok = i + m <= n;
-            UWord v = c & (m == 2 ? 0x1F : m == 3 ? 0x0F : 0x07);
-            for (size_t j = 1; ok && j < m; j++) {
-                if ((s[i + j] & 0xC0) != 0x80) ok = 0;
-                else v = (v << 6) | (s[i + j] & 0x3F);
-            }
-            if (ok && v >= 0x100) { code = v; len = m; }
-        }
-        codes[k++] = code;
-        i += len;
-    }
+    for (size_t i = 0; i < n;) codes[k++] = atom_text_char(s, n, &i);
     return k;
 }
 
