@@ -225,15 +225,87 @@ Term *heap_alloc(Process *p, size_t words)
     return f->mem;
 }
 
+/* Process records and first heaps are recycled through per-thread caches of
+ * individually malloc'ed blocks, balanced through a shared pool in batches,
+ * like message blocks. A process is made on its parent's thread and often
+ * dies on another: handing its memory back to malloc there made the two
+ * threads fight over malloc's arena lock (futex calls) and fault in fresh
+ * pages at every spawn. The blocks stay ordinary malloc blocks, so the
+ * collector may free a cached first heap with free() when it replaces it. */
+enum { CACHE_PROCESS, CACHE_HEAP, NCACHES };
+#define BLOCK_BATCH 64
+
+typedef struct {
+    pthread_mutex_t lock;
+    void *batches[1 << 12];
+    int nbatches;
+} BlockPool;
+
+static BlockPool block_pools[NCACHES] = {
+    { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER } };
+static __thread void *block_free[NCACHES];      /* linked through their first word */
+static __thread int block_nfree[NCACHES];
+
+static size_t cache_bytes(int c)
+{
+    return c == CACHE_PROCESS ? sizeof(Process) : MIN_HEAP_SIZE * sizeof(Term);
+}
+
+static void *cache_alloc(int c)
+{
+    if (!block_free[c]) {
+        BlockPool *pool = &block_pools[c];
+        pthread_mutex_lock(&pool->lock);
+        if (pool->nbatches > 0) {
+            block_free[c] = pool->batches[--pool->nbatches];
+            block_nfree[c] = BLOCK_BATCH;
+        }
+        pthread_mutex_unlock(&pool->lock);
+        if (!block_free[c])
+            return malloc(cache_bytes(c));
+    }
+    void *b = block_free[c];
+    block_free[c] = *(void **)b;
+    block_nfree[c]--;
+    return b;
+}
+
+static void cache_free(int c, void *b)
+{
+    *(void **)b = block_free[c];
+    block_free[c] = b;
+    if (++block_nfree[c] < 2 * BLOCK_BATCH)
+        return;
+    void *batch = block_free[c], *last = batch;
+    for (int i = 1; i < BLOCK_BATCH; i++)
+        last = *(void **)last;
+    block_free[c] = *(void **)last;
+    *(void **)last = NULL;
+    block_nfree[c] -= BLOCK_BATCH;
+    BlockPool *pool = &block_pools[c];
+    pthread_mutex_lock(&pool->lock);
+    if (pool->nbatches < (int)(sizeof pool->batches / sizeof pool->batches[0])) {
+        pool->batches[pool->nbatches++] = batch;
+        batch = NULL;
+    }
+    pthread_mutex_unlock(&pool->lock);
+    while (batch) {                 /* the pool is full: back to malloc */
+        void *next = *(void **)batch;
+        free(batch);
+        batch = next;
+    }
+}
+
 Process *process_new_memory(size_t heap_words)
 {
-    Process *p = calloc(1, sizeof *p);
+    Process *p = cache_alloc(CACHE_PROCESS);
     if (!p)
         return NULL;
+    memset(p, 0, sizeof *p);
     size_t size = gc_next_heap_size(heap_words > MIN_HEAP_SIZE ? heap_words : MIN_HEAP_SIZE);
-    p->heap = malloc(size * sizeof(Term));
+    p->heap = size == MIN_HEAP_SIZE ? cache_alloc(CACHE_HEAP) : malloc(size * sizeof(Term));
     if (!p->heap) {
-        free(p);
+        cache_free(CACHE_PROCESS, p);
         return NULL;
     }
     p->htop = p->heap;
@@ -263,11 +335,12 @@ void process_free_memory(Process *p)
     if (!p)
         return;
     binary_release_all(p);         /* binaries: drop this heap's references */
-    free(p->heap);
+    if ((size_t)(p->hend - p->heap) == MIN_HEAP_SIZE) cache_free(CACHE_HEAP, p->heap);
+    else free(p->heap);
     free(p->old_heap);
     heap_frag_free(p->mbuf);
     if (p->xsave != p->xsave_inline) free(p->xsave);
-    free(p);
+    cache_free(CACHE_PROCESS, p);
 }
 
 int process_reserve_xsave(Process *p, int n)
