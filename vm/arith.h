@@ -56,4 +56,27 @@ Term arith_trunc(Process *p, Term a);
 Term arith_ceil(Process *p, Term a);
 Term arith_floor(Process *p, Term a);
 
+/* An integer seen as sign + magnitude, without allocating. */
+typedef struct {
+    const uint64_t *d;
+    size_t n;
+    int neg;
+    uint64_t one;                 /* storage for a small's magnitude */
+} IView;
+
+static inline void iview(Term t, IView *v)
+{
+    if (is_small(t)) {
+        SWord x = small_val(t);
+        v->neg = x < 0;
+        v->one = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+        v->d = &v->one;
+        v->n = v->one != 0;
+    } else {
+        v->d = big_digits(t);
+        v->n = big_size(t);
+        v->neg = big_is_neg(t);
+    }
+}
+
 #endif

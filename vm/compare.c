@@ -1,5 +1,6 @@
 /* compare.c — Erlang's term order (see compare.h). */
 #include "compare.h"
+#include "arith.h"
 #include "atom.h"
 #include "bignum.h"
 #include "module.h"
@@ -50,31 +51,13 @@ static int atom_compare(Term a, Term b)
     return cmp_uword(la, lb);
 }
 
-/* Integer (small or big) as sign + magnitude. */
-typedef struct { const uint64_t *d; size_t n; int neg; uint64_t one; } NView;
-
-static void nview(Term t, NView *v)
-{
-    if (is_small(t)) {
-        SWord x = small_val(t);
-        v->neg = x < 0;
-        v->one = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
-        v->d = &v->one;
-        v->n = v->one != 0;
-    } else {
-        v->d = big_digits(t);
-        v->n = big_size(t);
-        v->neg = big_is_neg(t);
-    }
-}
-
 static int int_compare(Term a, Term b)
 {
     if (is_small(a) && is_small(b))
         return cmp_sword(small_val(a), small_val(b));
-    NView x, y;
-    nview(a, &x);
-    nview(b, &y);
+    IView x, y;
+    iview(a, &x);
+    iview(b, &y);
     int sx = x.n == 0 ? 0 : (x.neg ? -1 : 1), sy = y.n == 0 ? 0 : (y.neg ? -1 : 1);
     if (sx != sy)
         return sx < sy ? -1 : 1;
@@ -92,8 +75,8 @@ static int int_float_compare(Term a, double d)
             return dx < d ? -1 : dx > d;
         }
     }
-    NView v;
-    nview(a, &v);
+    IView v;
+    iview(a, &v);
     return bn_cmp_double(v.neg, v.d, v.n, d);
 }
 
