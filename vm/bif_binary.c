@@ -1,5 +1,6 @@
-/* bif_binary.c — the BIFs on binaries: byte_size, binary_to_list,
- * list_to_binary and iolists, binary_part, split_binary, conversions to and
+/* bif_binary.c — the BIFs on binaries: byte_size, bit_size,
+ * binary_to_list, bitstring_to_list, list_to_binary, list_to_bitstring and
+ * iolists, binary_part, split_binary, conversions to and
  * from atoms and numbers, and the `binary` module (match, matches, split,
  * replace, part, copy, first/last/at, bin_to_list, list_to_bin, unsigned
  * encodings). Errors are Erlang's: badarg for a wrong type, a bad position
@@ -26,31 +27,49 @@ static int small_arg(Term t, SWord *out)
     return 1;
 }
 
-static Term bytes_to_list(Process *p, const unsigned char *s, size_t n)
+/* The list of bytes s[0..n) ending in tail. */
+static Term bytes_list(Process *p, const unsigned char *s, size_t n, Term tail)
 {
-    if (n == 0) return NIL;
+    if (n == 0) return tail;
     Term *hp = heap_alloc(p, 2 * n);
     for (size_t i = 0; i < n; i++) {
         hp[2 * i] = make_small(s[i]);
-        hp[2 * i + 1] = i + 1 < n ? make_list(hp + 2 * i + 2) : NIL;
+        hp[2 * i + 1] = i + 1 < n ? make_list(hp + 2 * i + 2) : tail;
     }
     spend(p, n);
     return make_list(hp);
 }
 
+static Term bytes_to_list(Process *p, const unsigned char *s, size_t n) { return bytes_list(p, s, n, NIL); }
+
 /* ---- erlang: sizes and lists --------------------------------------------- */
 
 Term bif_byte_size_1(Process *p, Term *args)
 {
-    if (!is_binary(args[0])) BIF_ERROR(p, AM_badarg);
-    return make_integer(p, (int64_t)bin_size(args[0]));
+    if (!is_bitstring(args[0])) BIF_ERROR(p, AM_badarg);
+    return make_integer(p, (int64_t)((bin_bit_size(args[0]) + 7) / 8));
 }
 
 Term bif_bit_size_1(Process *p, Term *args)
 {
-    if (!is_binary(args[0])) BIF_ERROR(p, AM_badarg);
-    return make_integer(p, (int64_t)bin_size(args[0]) * 8);
+    if (!is_bitstring(args[0])) BIF_ERROR(p, AM_badarg);
+    return make_integer(p, (int64_t)bin_bit_size(args[0]));
 }
+
+/* bitstring_to_list: the bytes, then the final bits as a bitstring. */
+Term bif_bitstring_to_list_1(Process *p, Term *args)
+{
+    if (!is_bitstring(args[0])) BIF_ERROR(p, AM_badarg);
+    size_t n, r = bin_bit_size(args[0]) % 8;
+    const unsigned char *s = bin_bytes(args[0], &n);
+    if (!r) return bytes_to_list(p, s, n);
+    unsigned char *d;
+    Term last = bits_new(p, r, &d);
+    d[0] = (unsigned char)(s[n] & (0xFF << (8 - r)));   /* (nothing moves: no collection) */
+    return bytes_list(p, s, n, cons(p, last, NIL));
+}
+
+Term bif_list_to_bitstring_1(Process *p, Term *args) { return bin_from_bitstring_list(p, args[0]); }
 
 Term bif_binary_to_list_1(Process *p, Term *args)
 {
@@ -64,7 +83,7 @@ Term bif_binary_to_list_1(Process *p, Term *args)
 Term bif_binary_to_list_3(Process *p, Term *args)
 {
     SWord a, b;
-    if (!is_binary(args[0]) || !small_arg(args[1], &a) || !small_arg(args[2], &b)) BIF_ERROR(p, AM_badarg);
+    if (!is_bitstring(args[0]) || !small_arg(args[1], &a) || !small_arg(args[2], &b)) BIF_ERROR(p, AM_badarg);
     size_t n;
     const unsigned char *s = bin_bytes(args[0], &n);
     if (a < 1 || b < a || (size_t)b > n) BIF_ERROR(p, AM_badarg);
@@ -123,10 +142,12 @@ static int part_range(size_t n, Term st, Term ln, size_t *off, size_t *len)
     return 1;
 }
 
+/* binary_part and binary:part take the whole bytes of any bitstring, as in
+ * OTP. */
 static Term part3(Process *p, Term bin, Term st, Term ln)
 {
     size_t off, len;
-    if (!is_binary(bin) || !part_range(bin_size(bin), st, ln, &off, &len)) BIF_ERROR(p, AM_badarg);
+    if (!is_bitstring(bin) || !part_range(bin_size(bin), st, ln, &off, &len)) BIF_ERROR(p, AM_badarg);
     return bin_sub(p, bin, off, len);
 }
 
@@ -142,11 +163,11 @@ Term bif_binary_part_2(Process *p, Term *args)
 Term bif_split_binary_2(Process *p, Term *args)
 {
     SWord pos;
-    if (!is_binary(args[0]) || !small_arg(args[1], &pos)) BIF_ERROR(p, AM_badarg);
-    size_t n = bin_size(args[0]);
+    if (!is_bitstring(args[0]) || !small_arg(args[1], &pos)) BIF_ERROR(p, AM_badarg);
+    size_t n = bin_size(args[0]), bits = bin_bit_size(args[0]);
     if (pos < 0 || (size_t)pos > n) BIF_ERROR(p, AM_badarg);
     Term a = bin_sub(p, args[0], 0, (size_t)pos);
-    Term b = bin_sub(p, args[0], (size_t)pos, n - (size_t)pos);
+    Term b = bits_sub(p, args[0], 8 * (size_t)pos, bits - 8 * (size_t)pos);
     return tuple2(p, a, b);
 }
 

@@ -248,10 +248,12 @@ static uint32_t make_hash2(Term term, UWord *work)
                 continue;
             }
             case BOXED_HEAP_BIN: case BOXED_REFC_BIN: case BOXED_SUB_BIN: {
-                size_t sz;
+                size_t sz, bits = bin_bit_size(term) % 8;
                 const unsigned char *bytes = bin_bytes(term, &sz);
                 uint32_t con = HCONST_13 + hash;
-                hash = sz == 0 ? con : block_hash(bytes, sz, con);
+                hash = sz == 0 && !bits ? con : block_hash(bytes, sz, con);
+                if (bits)                      /* a bitstring's final bits */
+                    HASH2(bits, (uint32_t)bytes[sz] >> (8 - bits), HCONST_15);
                 *work += sz / 16;
                 goto common;
             }

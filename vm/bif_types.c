@@ -3,6 +3,7 @@
 #include "bif.h"
 #include "atom.h"
 #include "module.h"
+#include "binary.h"
 
 #define BOOL(c) ((c) ? AM_true : AM_false)
 
@@ -39,11 +40,7 @@ Term bif_is_function_2(Process *p, Term *args) {
     return BOOL(small_val(a) == arity);
 }
 
-Term bif_is_binary_1(Process *p, Term *args) {
-    (void)p;
-    Term t = args[0];
-    return BOOL(is_boxed(t) && (boxed_kind(t) == BOXED_HEAP_BIN || boxed_kind(t) == BOXED_REFC_BIN ||
-                                boxed_kind(t) == BOXED_SUB_BIN));
-}
+Term bif_is_binary_1(Process *p, Term *args) { (void)p; return BOOL(is_binary(args[0])); }
+Term bif_is_bitstring_1(Process *p, Term *args) { (void)p; return BOOL(is_bitstring(args[0])); }
 
 Term bif_is_map_1(Process *p, Term *args) { (void)p; return BOOL(is_boxed_kind(args[0], BOXED_MAP)); }

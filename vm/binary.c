@@ -4,9 +4,9 @@
  *
  * Bits are numbered as Erlang does: bit 0 of a binary is the most
  * significant bit of its first byte. Construction and matching work at any
- * bit position, but a binary that becomes a value must be whole bytes (Mini
- * has no bitstrings): building one that is not raises badarg, and a match
- * that would bind one fails.
+ * bit position; a value that is not whole bytes is a bitstring (a SUB_BIN
+ * over a buffer of whole bytes, see binary.h), and a value never starts
+ * inside a byte: a slice that would is copied.
  */
 #include <math.h>
 #include <stdio.h>
@@ -120,11 +120,24 @@ const unsigned char *bin_bytes(Term t, size_t *size)
     case BOXED_REFC_BIN:
         *size = o[PB_SIZE];
         return ((Binary *)o[PB_VAL])->data;
-    default:                                   /* SUB_BIN, whole bytes */
+    default:                                   /* SUB_BIN, starting at a byte */
         *size = o[SB_BITS] / 8;
         return orig_data(o[SB_ORIG]) + o[SB_OFFS] / 8;
     }
 }
+
+size_t bin_bit_size(Term t)
+{
+    Term *o = boxed_ptr(t);
+    switch (header_subtag(o[0])) {
+    case BOXED_HEAP_BIN: return o[1] * 8;
+    case BOXED_REFC_BIN: return o[PB_SIZE] * 8;
+    default: return o[SB_BITS];
+    }
+}
+
+/* The high `bits` bits (1..7) of byte c, as a number. */
+static unsigned tail_value(unsigned char c, size_t bits) { return (unsigned)c >> (8 - bits); }
 
 Term bin_new(Process *p, size_t n, unsigned char **data)
 {
@@ -158,41 +171,68 @@ Term bin_from_bytes(Process *p, const void *src, size_t n)
     return t;
 }
 
-/* Bytes off..off+len of orig (a HEAP_BIN or REFC_BIN): small slices are
- * copied, so that they do not keep a large binary alive. */
-static Term slice(Process *p, Term orig, size_t off, size_t len)
+static Term make_sub(Process *p, Term orig, size_t off, size_t bits)
 {
-    if (len <= BIN_HEAP_LIMIT)
-        return bin_from_bytes(p, orig_data(orig) + off, len);
     Term *hp = heap_alloc(p, SUB_BIN_WORDS);
     hp[0] = make_header(SUB_BIN_WORDS - 1, BOXED_SUB_BIN);
-    hp[SB_BITS] = (Term)len * 8;
-    hp[SB_OFFS] = (Term)off * 8;
+    hp[SB_BITS] = (Term)bits;
+    hp[SB_OFFS] = (Term)off;
     hp[SB_ORIG] = orig;
     return make_boxed(hp);
 }
 
-Term bin_sub(Process *p, Term b, size_t off, size_t len)
+Term bits_new(Process *p, size_t bits, unsigned char **data)
 {
-    size_t size;
-    bin_bytes(b, &size);
-    if (off == 0 && len == size)
+    size_t n = (bits + 7) / 8;
+    Term t = bin_new(p, n, data);
+    if (t == THE_NON_VALUE)
+        return t;
+    if (n)
+        (*data)[n - 1] = 0;
+    return bits % 8 ? make_sub(p, t, 0, bits) : t;
+}
+
+/* Bits off..off+len of orig (a HEAP_BIN or REFC_BIN; off a multiple of
+ * 8): small slices are copied, so that they do not keep a large binary
+ * alive. */
+static Term slice(Process *p, Term orig, size_t off, size_t len)
+{
+    size_t n = (len + 7) / 8;
+    if (n > BIN_HEAP_LIMIT)
+        return make_sub(p, orig, off, len);
+    unsigned char *d;
+    Term t = bits_new(p, len, &d);
+    if (n) {
+        memcpy(d, orig_data(orig) + off / 8, n);
+        if (len % 8)
+            d[n - 1] &= (unsigned char)(0xFF << (8 - len % 8));
+    }
+    return t;
+}
+
+Term bits_sub(Process *p, Term b, size_t off, size_t len)
+{
+    if (off == 0 && len == bin_bit_size(b))
         return b;
     Term *o = boxed_ptr(b);
     if (header_subtag(o[0]) == BOXED_SUB_BIN)
-        return slice(p, o[SB_ORIG], o[SB_OFFS] / 8 + off, len);
+        return slice(p, o[SB_ORIG], o[SB_OFFS] + off, len);
     return slice(p, b, off, len);
 }
 
-/* The weak hook of compare.c: bytewise, a prefix first. */
+/* The weak hook of compare.c: bit by bit, a prefix first. */
 int term_compare_binaries(Term a, Term b)
 {
-    size_t na, nb;
-    const unsigned char *pa = bin_bytes(a, &na), *pb = bin_bytes(b, &nb);
-    size_t n = na < nb ? na : nb;
-    int c = n ? memcmp(pa, pb, n) : 0;
+    size_t na = bin_bit_size(a), nb = bin_bit_size(b), n = na < nb ? na : nb, k;
+    const unsigned char *pa = bin_bytes(a, &k), *pb = bin_bytes(b, &k);
+    int c = n >= 8 ? memcmp(pa, pb, n / 8) : 0;
     if (c)
         return c < 0 ? -1 : 1;
+    if (n % 8) {
+        unsigned x = tail_value(pa[n / 8], n % 8), y = tail_value(pb[n / 8], n % 8);
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
     return na < nb ? -1 : na > nb;
 }
 
@@ -396,9 +436,9 @@ static size_t segment_bits(Term spec, Term v, Term sz)
     case BS_FLOAT:
         return is_number(v) && (n == 64 || n == 32) ? n : (size_t)-1;
     case BS_BINARY: {
-        if (!is_binary(v)) return (size_t)-1;
-        size_t have = bin_size(v) * 8;
-        if (sz == ATOM_TERM(all)) return have;
+        if (!is_bitstring(v)) return (size_t)-1;
+        size_t have = bin_bit_size(v);
+        if (sz == ATOM_TERM(all)) return unit && have % unit ? (size_t)-1 : have;
         return n <= have ? n : (size_t)-1;
     }
     case BS_UTF8: {
@@ -428,14 +468,10 @@ Term bs_create(Process *p, const Term *ops, size_t n)
         }
         total += b;
     }
-    if (total % 8)
-        return badarg(p);                      /* a bitstring: Mini has none */
     unsigned char *d;
-    Term res = bin_new(p, total / 8, &d);
+    Term res = bits_new(p, total, &d);
     if (res == THE_NON_VALUE)
         return bif_raise(p, EXC_ERROR, ATOM_TERM(system_limit));
-    if (total)
-        d[total / 8 - 1] = 0;
     size_t pos = 0;
     for (size_t i = 0; i + 2 < n; i += 3) {
         UWord s = (UWord)small_val(ops[i]);
@@ -497,21 +533,12 @@ Term bs_create(Process *p, const Term *ops, size_t n)
 
 Term bs_start_match(Process *p, Term t)
 {
-    if (!is_binary(t))
+    if (!is_bitstring(t))
         return THE_NON_VALUE;
     Term *o = boxed_ptr(t);
-    Term *hp = heap_alloc(p, SUB_BIN_WORDS);
-    hp[0] = make_header(SUB_BIN_WORDS - 1, BOXED_SUB_BIN);
-    if (header_subtag(o[0]) == BOXED_SUB_BIN) {
-        hp[SB_BITS] = o[SB_BITS];
-        hp[SB_OFFS] = o[SB_OFFS];
-        hp[SB_ORIG] = o[SB_ORIG];
-    } else {
-        hp[SB_BITS] = (Term)bin_size(t) * 8;
-        hp[SB_OFFS] = 0;
-        hp[SB_ORIG] = t;
-    }
-    return make_boxed(hp);
+    if (header_subtag(o[0]) == BOXED_SUB_BIN)
+        return make_sub(p, o[SB_ORIG], o[SB_OFFS], o[SB_BITS]);
+    return make_sub(p, t, 0, bin_bit_size(t));
 }
 
 /* Decodes one UTF-8 character at bit pos with `left` bits there; returns the
@@ -547,6 +574,7 @@ Term bs_get(Process *p, Term ms, Term spec, Term size)
     if ((s & BS_TYPE_MASK) <= BS_BINARY) {
         if (size == ATOM_TERM(all)) {
             n = left;
+            if (unit && n % unit) return THE_NON_VALUE;
         } else {
             if (!is_small(size) || small_val(size) < 0) return THE_NON_VALUE;
             UWord sz = (UWord)small_val(size);
@@ -573,12 +601,11 @@ Term bs_get(Process *p, Term ms, Term spec, Term size)
         break;
     }
     case BS_BINARY:
-        if (n % 8) return THE_NON_VALUE;           /* would be a bitstring */
         if (pos % 8 == 0) {
-            r = slice(p, m[SB_ORIG], pos / 8, n / 8);
-        } else {
+            r = slice(p, m[SB_ORIG], pos, n);
+        } else {                                   /* values start at a byte */
             unsigned char *d;
-            r = bin_new(p, n / 8, &d);
+            r = bits_new(p, n, &d);
             if (r == THE_NON_VALUE) return THE_NON_VALUE;
             copy_bits(d, 0, src, pos, n);
         }
@@ -649,13 +676,15 @@ int bs_match_string(Term ms, Term lit)
 
 void bin_write(OutBuf *b, Term t, long d)
 {
-    size_t n;
+    size_t n, r = bin_bit_size(t) % 8;
     const unsigned char *s = bin_bytes(t, &n);
     ob_puts(b, "<<");
-    for (size_t i = 0; i < n; i++, d--) {
+    for (size_t i = 0; i <= n; i++, d--) {
+        if (i == n && !r) break;
         if (d == 1) { ob_puts(b, "..."); break; }
+        if (i == n) { ob_printf(b, "%u:%u", tail_value(s[n], r), (unsigned)r); break; }
         ob_printf(b, "%u", s[i]);
-        if (i + 1 < n) ob_putc(b, ',');
+        if (i + 1 < n || r) ob_putc(b, ',');
     }
     ob_puts(b, ">>");
 }
@@ -703,8 +732,10 @@ int bin_pretty_string(OutBuf *b, Term t, long d)
 {
     size_t size;
     const unsigned char *s = bin_bytes(t, &size);
-    if (size == 0) { ob_puts(b, "<<>>"); return 1; }
+    int bits = bin_bit_size(t) % 8 != 0;
+    if (size == 0 && !bits) { ob_puts(b, "<<>>"); return 1; }
     if (d == 1) { ob_puts(b, "<<...>>"); return 1; }
+    if (bits) return 0;                         /* bitstrings: never text */
     long d1 = d - 1;
     size_t len = d1 >= 0 ? ((size_t)(4 * d1) < size ? (size_t)(4 * d1) : size) : size;
     if (len == 0) return 0;
@@ -801,7 +832,33 @@ int binary_codes(Term t, Term **codes, size_t *n)
     return 0;
 }
 
-int bin_iolist_bytes(OutBuf *b, Term t)
+/* Bits appended to an OutBuf: r bits of its last byte are used (0: all). */
+typedef struct BitAcc { OutBuf *b; unsigned r; } BitAcc;
+
+/* Appends the high k (1..8) bits of byte hb. */
+static void acc_bits(BitAcc *a, unsigned hb, unsigned k)
+{
+    if (a->r == 0) {
+        ob_putc(a->b, (int)(hb & 0xFF));
+    } else {
+        a->b->buf[a->b->len - 1] |= (char)((hb & 0xFF) >> a->r);
+        if (a->r + k > 8) ob_putc(a->b, (int)((hb << (8 - a->r)) & 0xFF));
+    }
+    a->r = (a->r + k) % 8;
+}
+
+static void acc_bitstring(BitAcc *a, Term t)
+{
+    size_t n, r = bin_bit_size(t) % 8;
+    const unsigned char *s = bin_bytes(t, &n);
+    if (a->r == 0) ob_write(a->b, (const char *)s, n);
+    else for (size_t i = 0; i < n; i++) acc_bits(a, s[i], 8);
+    if (r) acc_bits(a, s[n] & (0xFF << (8 - r)), (unsigned)r);
+}
+
+/* The iolist walk: bytes and binaries (any bitstrings if `bits`), nested
+ * lists, a binary tail. 0, or -1 if t is not such a list. */
+static int iolist_walk(BitAcc *a, Term t, int bits)
 {
     Term small_stack[32];
     Term *stack = small_stack;
@@ -813,14 +870,12 @@ int bin_iolist_bytes(OutBuf *b, Term t)
             if (is_small(h)) {
                 SWord c = small_val(h);
                 if (c < 0 || c > 255) { rc = -1; break; }
-                ob_putc(b, (int)c);
+                acc_bits(a, (unsigned)c, 8);
                 t = list_tail(t);
                 continue;
             }
-            if (is_binary(h)) {
-                size_t n;
-                const unsigned char *s = bin_bytes(h, &n);
-                ob_write(b, (const char *)s, n);
+            if (bits ? is_bitstring(h) : is_binary(h)) {
+                acc_bitstring(a, h);
                 t = list_tail(t);
                 continue;
             }
@@ -835,10 +890,8 @@ int bin_iolist_bytes(OutBuf *b, Term t)
             }
             stack[sp++] = list_tail(t);
             t = h;
-        } else if (is_binary(t)) {
-            size_t n;
-            const unsigned char *s = bin_bytes(t, &n);
-            ob_write(b, (const char *)s, n);
+        } else if (bits ? is_bitstring(t) : is_binary(t)) {
+            acc_bitstring(a, t);
             t = NIL;
         } else if (is_nil(t)) {
             if (sp == 0) break;
@@ -850,4 +903,27 @@ int bin_iolist_bytes(OutBuf *b, Term t)
     }
     if (stack != small_stack) free(stack);
     return rc;
+}
+
+int bin_iolist_bytes(OutBuf *b, Term t)
+{
+    BitAcc a = { b, 0 };
+    return iolist_walk(&a, t, 0);
+}
+
+Term bin_from_bitstring_list(Process *p, Term t)
+{
+    if (!is_list(t) && !is_nil(t)) return badarg(p);
+    OutBuf b;
+    ob_init(&b);
+    BitAcc a = { &b, 0 };
+    if (iolist_walk(&a, t, 1) < 0) { ob_free(&b); return badarg(p); }
+    size_t bits = 8 * b.len - (a.r ? 8 - a.r : 0);
+    unsigned char *d;
+    Term r = bits_new(p, bits, &d);
+    if (r != THE_NON_VALUE && b.len) memcpy(d, b.buf, b.len);
+    ob_free(&b);
+    if (r == THE_NON_VALUE) return bif_raise(p, EXC_ERROR, ATOM_TERM(system_limit));
+    p->reds -= (SWord)(bits / 512);
+    return r;
 }

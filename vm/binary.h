@@ -17,10 +17,15 @@
  *             are never copied between processes.
  *   SUB_BIN   [hdr, arity 3][bit size][bit offset][orig]
  *             A slice of `orig`, which is always a HEAP_BIN or REFC_BIN term
- *             (never another SUB_BIN). Sizes and offsets are in bits: user
- *             visible sub-binaries are whole bytes (both multiples of 8); the
- *             match state of a running binary match is a sub-binary too,
- *             mutated in place as the match advances, and may be at any bit.
+ *             (never another SUB_BIN). Sizes and offsets are in bits. A
+ *             sub-binary that is a value starts at a byte (its offset is a
+ *             multiple of 8) and may be any number of bits long: a
+ *             *bitstring* (a size that is not a multiple of 8) is always a
+ *             SUB_BIN, whose last partial byte holds its final bits in the
+ *             high end (the low bits of that byte are not part of it and
+ *             every reader masks them). The match state of a running binary
+ *             match is a sub-binary too, mutated in place as the match
+ *             advances, and may be at any bit.
  *
  * The collector copies HEAP_BIN and REFC_BIN words raw, treats the last word
  * of a SUB_BIN as a term, and calls the sweep (gc.c) that walks p->mso.
@@ -54,25 +59,41 @@ typedef struct Binary {
 #define SB_OFFS 2
 #define SB_ORIG 3
 
-static inline int is_binary(Term t)
+/* A bitstring: any binary, of whole bytes or not. */
+static inline int is_bitstring(Term t)
 {
     if (!is_boxed(t)) return 0;
     UWord k = boxed_kind(t);
     return k == BOXED_HEAP_BIN || k == BOXED_REFC_BIN || k == BOXED_SUB_BIN;
 }
 
+/* A binary: a bitstring of whole bytes (what most BIFs require). */
+static inline int is_binary(Term t)
+{
+    return is_bitstring(t) && (boxed_kind(t) != BOXED_SUB_BIN || boxed_ptr(t)[SB_BITS] % 8 == 0);
+}
+
 static inline size_t heap_bin_words(size_t bytes) { return 2 + (bytes + 7) / 8; }
 
-/* Bytes of a user-visible binary (always whole bytes). */
+/* The bytes of a bitstring: *size whole bytes; the bits past them, if any
+ * (bin_bit_size % 8 of them), are the high bits of the next byte. */
 const unsigned char *bin_bytes(Term t, size_t *size);
 static inline size_t bin_size(Term t) { size_t n; bin_bytes(t, &n); return n; }
+/* A bitstring's size in bits. */
+size_t bin_bit_size(Term t);
 
 /* A new binary of n bytes for p (heap binary or ProcBin + Binary); *data
  * is where to write its bytes, before p collects. Never collects. */
 Term bin_new(Process *p, size_t n, unsigned char **data);
 Term bin_from_bytes(Process *p, const void *src, size_t n);
-/* Bytes off..off+len of binary b, sharing b's bytes when worthwhile. */
-Term bin_sub(Process *p, Term b, size_t off, size_t len);
+/* A new bitstring of `bits` bits (a binary if that is whole bytes): *data
+ * is where to write its (bits + 7) / 8 bytes, the last of them zeroed.
+ * THE_NON_VALUE if it is too large. Never collects. */
+Term bits_new(Process *p, size_t bits, unsigned char **data);
+/* Bits off..off+len of bitstring b (off a multiple of 8), sharing b's
+ * bytes when worthwhile; bin_sub counts in bytes. */
+Term bits_sub(Process *p, Term b, size_t off, size_t len);
+static inline Term bin_sub(Process *p, Term b, size_t off, size_t len) { return bits_sub(p, b, 8 * off, 8 * len); }
 
 /* Reference counting of shared Binary buffers. */
 Binary *binary_alloc(size_t size);              /* refc 1; NULL if no memory */
@@ -110,7 +131,7 @@ enum { BS_INTEGER = 0, BS_FLOAT = 1, BS_BINARY = 2, BS_UTF8 = 3, BS_UTF16 = 4, B
 /* ops: n/3 segments of (spec, value, size); size is an integer or the atom
  * all. Returns the binary, or THE_NON_VALUE with badarg raised. */
 Term bs_create(Process *p, const Term *ops, size_t n);
-/* A fresh match state for t, or THE_NON_VALUE if t is not a binary. */
+/* A fresh match state for t, or THE_NON_VALUE if t is not a bitstring. */
 Term bs_start_match(Process *p, Term t);
 /* Takes one segment from the match state; THE_NON_VALUE if it does not match. */
 Term bs_get(Process *p, Term ms, Term spec, Term size);
@@ -119,10 +140,12 @@ int bs_match_string(Term ms, Term lit);
 static inline int bs_at_end(Term ms) { return boxed_ptr(ms)[SB_BITS] == 0; }
 
 /* ---- text ---- */
-/* io_lib:write of a binary with depth d (-1: all): <<1,2,...>>. */
+/* io_lib:write of a bitstring with depth d (-1: all): <<1,2,...>>, and
+ * the final bits of a bitstring as Value:Bits (<<1,2,3:4>>). */
 void bin_write(OutBuf *b, Term t, long d);
 /* io_lib_pretty's form: 1 and the text (<<"abc">> or <<"ab"...>>) in b if
- * the binary prints as a string at depth d, else 0. */
+ * the bitstring prints as a string at depth d (never one that is not whole
+ * bytes), else 0. */
 int bin_pretty_string(OutBuf *b, Term t, long d);
 /* pp_binary: the write form `text` (as bin_write made it) laid out from
  * column col with indentation ind, as io_lib_pretty does. */
@@ -137,5 +160,9 @@ int binary_chars(OutBuf *b, Term t, int unicode);
 int binary_codes(Term t, Term **codes, size_t *n);
 /* Bytes of an iolist (or binary) appended to b: 0, or -1 if not an iolist. */
 int bin_iolist_bytes(OutBuf *b, Term t);
+/* list_to_bitstring: the bitstring made of a bitstring list (bytes,
+ * bitstrings, nested lists, a bitstring tail), or THE_NON_VALUE with badarg
+ * raised. */
+Term bin_from_bitstring_list(Process *p, Term t);
 
 #endif

@@ -445,11 +445,8 @@ L_is_function2: {
     }
     TEST(ok, 4);
 }
-L_is_binary: {
-    Term t = SRC(pc[2]);
-    TEST(is_boxed(t) && (boxed_kind(t) == BOXED_HEAP_BIN || boxed_kind(t) == BOXED_REFC_BIN ||
-                         boxed_kind(t) == BOXED_SUB_BIN), 3);
-}
+L_is_binary:       TEST(is_binary(SRC(pc[2])), 3);        /* binaries: binary.h */
+L_is_bitstring:    TEST(is_bitstring(SRC(pc[2])), 3);
 L_is_map:          TEST(is_boxed_kind(SRC(pc[2]), BOXED_MAP), 3);
 
 L_is_eq_exact_imm:

@@ -6,13 +6,14 @@
  * for 32-bit values, SMALL_BIG_EXT / LARGE_BIG_EXT beyond; NEW_FLOAT_EXT;
  * ATOM_EXT when every character is Latin-1, else SMALL_ATOM_UTF8_EXT /
  * ATOM_UTF8_EXT; SMALL_TUPLE_EXT / LARGE_TUPLE_EXT; NIL_EXT; STRING_EXT for
- * proper lists of bytes up to 65535 long, else LIST_EXT; BINARY_EXT; MAP_EXT
- * (keys in map order, which is OTP's up to 32 keys); NEW_PID_EXT,
+ * proper lists of bytes up to 65535 long, else LIST_EXT; BINARY_EXT, and
+ * BIT_BINARY_EXT for bitstrings (unused bits of the last byte 0); MAP_EXT
+ * (pairs in OTP's order, map.h: maps:to_list's); NEW_PID_EXT,
  * NEW_PORT_EXT and NEWER_REFERENCE_EXT on node nonode@nohost, creation 0;
  * EXPORT_EXT for fun M:F/A. Local funs cannot be encoded (badarg).
  *
  * Decoding also accepts the older forms (ATOM_EXT, SMALL_ATOM_EXT,
- * FLOAT_EXT, PID_EXT, NEW_REFERENCE_EXT, BIT_BINARY_EXT of whole bytes).
+ * FLOAT_EXT, PID_EXT, NEW_REFERENCE_EXT).
  * Any malformed input — truncated, unknown tags, bad lengths, invalid
  * UTF-8 — is badarg (bytes after a complete term are ignored, as OTP does), never a crash: every read is bounds
  * checked and nothing recurses in C (an explicit stack of slots to fill), so
@@ -171,11 +172,16 @@ static int encode(OutBuf *b, Term t)
             for (size_t i = base, j = sp - 1; i < j; i++, j--) { Term x = stack[i]; stack[i] = stack[j]; stack[j] = x; }
             continue;
         }
-        if (is_binary(t)) {
-            size_t n;
+        if (is_bitstring(t)) {
+            size_t n, r = bin_bit_size(t) % 8;
             const unsigned char *s = bin_bytes(t, &n);
-            put8(b, BINARY_EXT); put32(b, (uint32_t)n);
+            if (r) {                       /* a bitstring: the unused bits are 0 */
+                put8(b, BIT_BINARY_EXT); put32(b, (uint32_t)(n + 1)); put8(b, (unsigned)r);
+            } else {
+                put8(b, BINARY_EXT); put32(b, (uint32_t)n);
+            }
             ob_write(b, (const char *)s, n);
+            if (r) put8(b, s[n] & (0xFF << (8 - r)));
             continue;
         }
         if (is_tuple(t)) {
@@ -465,11 +471,17 @@ Term bif_binary_to_term_1(Process *p, Term *args)
             size_t hdr = tag == BINARY_EXT ? 5 : 6;
             if (!need(&d, hdr)) BAD();
             d.i++;
-            size_t n = get32(&d);
-            if (tag == BIT_BINARY_EXT && get8(&d) != 8) BAD();   /* whole bytes only */
+            size_t n = get32(&d), bits = 8 * n;
+            if (tag == BIT_BINARY_EXT) {   /* bits used in the last byte: 1..8 (0 if empty) */
+                unsigned last = get8(&d);
+                if ((last == 0) != (n == 0) || last > 8) BAD();
+                if (n) bits -= 8 - last;
+            }
             if (!need(&d, n)) BAD();
-            Term bin = bin_from_bytes(p, d.s + d.i, n);
+            unsigned char *bytes;
+            Term bin = bits_new(p, bits, &bytes);
             if (bin == THE_NON_VALUE) BAD();
+            if (n) memcpy(bytes, d.s + d.i, n);
             d.s = bin_bytes(args[0], &d.n);    /* (never moves: no collection) */
             d.i += n;
             *slot = bin;

@@ -293,7 +293,7 @@ static void put_atomic(OutBuf *b, Term t) {
 static void write_rec(OutBuf *b, Term t, long d, int strings, int nest) {
     if (d == 0) { ob_puts(b, "..."); return; }
     if (nest > PRINT_MAX_NEST) { ob_puts(b, "..."); return; }
-    if (is_binary(t)) {                              /* binaries: binary.c */
+    if (is_bitstring(t)) {                           /* binaries: binary.c */
         if (!strings || !bin_pretty_string(b, t, d)) bin_write(b, t, d);
         return;
     }
@@ -500,7 +500,7 @@ static void pn_build(PCtx *c, size_t idx, Term t, long d, int strings, int nest)
         return;
     }
     if (is_map_term(t)) { pn_build_map(c, idx, t, d, strings, nest); return; }   /* maps */
-    if (is_binary(t)) {                              /* binaries: binary.c */
+    if (is_bitstring(t)) {                           /* binaries: binary.c */
         pn_leaf_begin(c, idx);
         int str = strings && bin_pretty_string(&c->text, t, d);
         if (!str) bin_write(&c->text, t, d);
@@ -900,7 +900,7 @@ static int cind_map_node(PCtx *c, size_t idx, long col, long ind, long ld, long 
 void print_pretty(OutBuf *b, Term t, long col, long ll, long depth, int strings) {
     if (depth == 0) { ob_puts(b, "..."); return; }
     if (col <= 0) col = 1;
-    if (!is_list(t) && !is_tuple(t) && !is_binary(t) && !is_map_term(t)) { put_atomic(b, t); return; }
+    if (!is_list(t) && !is_tuple(t) && !is_bitstring(t) && !is_map_term(t)) { put_atomic(b, t); return; }
     PCtx c;
     memset(&c, 0, sizeof c);
     ob_init(&c.text);
