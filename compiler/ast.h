@@ -52,7 +52,9 @@ typedef enum {
     E_CATCH,      /* catch a                                               */
     E_LC,         /* [a || quals]: quals is a list of E_GENERATOR and plain
                      filter expressions                                    */
-    E_GENERATOR,  /* a <- b (pattern a, list expression b), only in E_LC   */
+    E_GENERATOR,  /* a <- b (pattern a, list expression b), only in E_LC;
+                     with bitgen set, a <= b (a binary pattern, b a
+                     bitstring expression: a bit-string generator)         */
     /* data types issue: records, maps, binaries */
     E_RECORD,     /* #name{field = V, ...}: name, fields; a = NULL          */
     E_RECORD_UPDATE, /* a#name{field = V, ...}                             */
@@ -124,6 +126,7 @@ struct Expr {
     Expr **after; int nafter;         /* E_TRY after body                    */
     Expr *timeout;                    /* E_RECEIVE after expression or NULL  */
     int arity;               /* E_FUNREF                                      */
+    int bitgen;              /* E_GENERATOR: a bit-string generator (<=)      */
     int64_t ival;            /* E_INT when it fits                           */
     const char *big;         /* E_INT that does not fit: digits (no sign,
                                 no base prefix, no underscores), else NULL */

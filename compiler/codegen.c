@@ -962,11 +962,10 @@ void cg_expr(Fn *f, Expr *e, int tail, UWord dest) {
     case E_RECEIVE: cg_receive(f, e, tail, dest); return;
     case E_TRY: cg_try(f, e, tail, dest); return;
     case E_CATCH: cg_catch(f, e, dest); break;
-    case E_LC: cg_lc(f, e, tail, dest); return;
+    case E_LC: case E_BIN_LC: cg_lc(f, e, tail, dest); return;    /* codegen_ctl.c */
     case E_RECORD: case E_RECORD_UPDATE: case E_RECORD_FIELD: unsupported(f, e, "records"); break;
     case E_MAP: case E_MAP_UPDATE: cg_map(f, e, dest); break;       /* codegen_map.c */
     case E_BIN: cg_bin_construct(f, e, dest); break;           /* codegen_bin.c */
-    case E_BIN_LC: unsupported(f, e, "binary comprehensions"); break;
     default: cg_error(f, e->line, e->col, "internal: unexpected expression"); break;
     }
     if (tail) cg_return(f);
@@ -1000,7 +999,7 @@ void cg_collect_vars(Expr *e, void (*fn)(void *, const char *, int), void *ctx, 
         case E_FUN:
             walk_clauses(e->clauses, e->nclauses, fn, ctx, mode ? 2 : 0);
             return;
-        case E_LC:
+        case E_LC: case E_BIN_LC:
             if (mode == 1) {
                 int i;
                 for (i = 0; i < e->n; i++) {
@@ -1009,6 +1008,8 @@ void cg_collect_vars(Expr *e, void (*fn)(void *, const char *, int), void *ctx, 
                     cg_collect_vars(q, fn, ctx, 1);
                 }
                 if (i < e->n) {
+                    if (e->elems[i]->bitgen)    /* sizes in <<X:N>> <= B may name free variables */
+                        cg_collect_vars(e->elems[i]->a, fn, ctx, 2);
                     for (int j = i + 1; j < e->n; j++) cg_collect_vars(e->elems[j], fn, ctx, 2);
                     cg_collect_vars(e->a, fn, ctx, 2);
                     cg_collect_vars(e->b, fn, ctx, 2);
@@ -1100,7 +1101,7 @@ static int catch_depth(Expr *e) {
                                     catch_depth_body(e->after, e->nafter))));
             return max2(d, in + (e->ncatches ? 1 : 0) + (e->nafter ? 1 : 0));
         }
-        case E_LC:
+        case E_LC: case E_BIN_LC:
             for (int i = 0; i < e->n; i++) {
                 Expr *q = e->elems[i];
                 if (q->kind == E_GENERATOR) return max2(d, catch_depth(q->b));

@@ -393,6 +393,15 @@ static Expr *mk_call(const char *name, Expr **args, int n, int line) {
     return c;
 }
 
+/* erlang:name(args) */
+static Expr *mk_erlang_call(const char *name, Expr **args, int n, int line) {
+    Expr *c = mk(E_CALL, line);
+    c->mod = mk(E_ATOM, line); c->mod->name = ast_intern("erlang", 6);
+    c->fun = mk(E_ATOM, line); c->fun->name = ast_intern(name, strlen(name));
+    c->elems = args; c->n = n;
+    return c;
+}
+
 static Clause *mk_clause(Expr *p0, Expr *body, int line) {
     Clause *c = ast_alloc(sizeof *c);
     c->line = line; c->col = 1;
@@ -409,12 +418,56 @@ static int pat_irrefutable(Expr *p) {
     return 0;
 }
 
+static Expr *mk_var(const char *name, int line) { return cg_mkvar(ast_intern(name, strlen(name)), line); }
+
+/* <<Segments..., Tail/bitstring>> for the binary pattern p of a bit-string
+ * generator: the pattern of the clause that takes one element. With skip,
+ * every segment value that is not a variable becomes _ (a string, one _ of
+ * the same type per character), as OTP does: the clause that steps over an
+ * element the pattern does not match. Tail NULL: just <<_/bitstring>>. */
+static Expr *bitgen_pattern(Expr *p, const char *tail, int skip, int line) {
+    static const char *bits_type[] = { "bitstring" };
+    Expr *b = mk(E_BIN, line);
+    int n = 0, cap = 1;
+    for (int i = 0; tail && i < p->nfields; i++)
+        cap += p->fields[i].value->kind == E_STRING && skip ? p->fields[i].value->len : 1;
+    b->fields = ast_alloc(sizeof(Field) * (size_t)cap);
+    for (int i = 0; tail && i < p->nfields; i++) {
+        Field *fd = &p->fields[i];
+        if (!skip || fd->value->kind == E_VAR) { b->fields[n++] = *fd; continue; }
+        int k = fd->value->kind == E_STRING ? fd->value->len : 1;
+        for (int c = 0; c < k; c++) {
+            b->fields[n] = *fd;
+            b->fields[n++].value = mk_var("_", fd->line);
+        }
+    }
+    Field *t = &b->fields[n++];
+    t->line = line; t->col = 1;
+    t->value = mk_var(tail ? tail : "_", line);
+    t->types = bits_type; t->ntypes = 1;
+    b->nfields = n;
+    return b;
+}
+
+/* Does a bit-string generator's pattern need the clause that skips
+ * elements (has it a segment that is not a variable)? */
+static int bitgen_refutable(Expr *p) {
+    for (int i = 0; i < p->nfields; i++)
+        if (p->fields[i].value->kind != E_VAR) return 1;
+    return 0;
+}
+
 /* [A || P <- L, Rest] with tail Tl (what follows this generator's elements,
  * an expression of the enclosing helper, evaluated only when L is exhausted so
  * that side effects happen in order):
  *   h([P | T], Free...) -> [A || Rest] with tail h(T, Free...);
  *   h([_ | T], Free...) -> h(T, Free...);
  *   h([], Free...) -> Tl;
+ *   h(X, Free...) -> erlang:error({bad_generator, X}).
+ * A bit-string generator <<Segs>> <= B takes elements off the front:
+ *   h(<<Segs, T/bitstring>>, Free...) -> [A || Rest] with tail h(T, Free...);
+ *   h(<<Segs with _ for values that are not variables, T/bitstring>>, Free...) -> h(T, Free...);
+ *   h(<<_/bitstring>>, Free...) -> Tl;       (what is left is too short)
  *   h(X, Free...) -> erlang:error({bad_generator, X}).           */
 static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
     Gen *g = f->g;
@@ -423,8 +476,18 @@ static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
     Names pv, ns;
     memset(&pv, 0, sizeof pv);
     memset(&ns, 0, sizeof ns);
-    cg_collect_vars(pat, add_any, &pv, 0);
-    ns.f = f; ns.excl = pv.v; ns.nexcl = pv.n;
+    ns.f = f;
+    if (q0->bitgen) {
+        /* the segments bind their values; a size may also name a variable
+         * from outside, which the helper then takes as a free variable */
+        for (int i = 0; i < pat->nfields; i++) cg_collect_vars(pat->fields[i].value, add_any, &pv, 0);
+        ns.excl = pv.v; ns.nexcl = pv.n;
+        for (int i = 0; i < pat->nfields; i++)
+            if (pat->fields[i].size) cg_collect_vars(pat->fields[i].size, add_free, &ns, 0);
+    } else {
+        cg_collect_vars(pat, add_any, &pv, 0);
+    }
+    ns.excl = pv.v; ns.nexcl = pv.n;
     for (int i = 1; i < e->n; i++) cg_collect_vars(e->elems[i], add_free, &ns, 0);
     cg_collect_vars(e->a, add_free, &ns, 0);
     ns.nexcl = 0;
@@ -454,22 +517,40 @@ static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
 
     Clause **cs = ast_alloc(sizeof(Clause *) * 4);
     int nc = 0;
-    Expr *c1 = mk(E_CONS, line); c1->a = pat; c1->b = cg_mkvar(T, line);
-    cs[nc++] = mk_clause(c1, rest, line);
-    if (!pat_irrefutable(pat)) {
-        Expr *c2 = mk(E_CONS, line); c2->a = cg_mkvar(ast_intern("_", 1), line); c2->b = cg_mkvar(T, line);
-        cs[nc++] = mk_clause(c2, recur, line);
+    Expr *done = e->b ? e->b : mk(E_NIL, line);
+    if (q0->bitgen) {
+        cs[nc++] = mk_clause(bitgen_pattern(pat, T, 0, line), rest, line);
+        if (bitgen_refutable(pat)) cs[nc++] = mk_clause(bitgen_pattern(pat, T, 1, line), recur, line);
+        cs[nc++] = mk_clause(bitgen_pattern(pat, NULL, 0, line), done, line);
+    } else {
+        Expr *c1 = mk(E_CONS, line); c1->a = pat; c1->b = cg_mkvar(T, line);
+        cs[nc++] = mk_clause(c1, rest, line);
+        if (!pat_irrefutable(pat)) {
+            Expr *c2 = mk(E_CONS, line); c2->a = cg_mkvar(ast_intern("_", 1), line); c2->b = cg_mkvar(T, line);
+            cs[nc++] = mk_clause(c2, recur, line);
+        }
+        cs[nc++] = mk_clause(mk(E_NIL, line), done, line);
     }
-    cs[nc++] = mk_clause(mk(E_NIL, line), e->b ? e->b : mk(E_NIL, line), line);
-    Expr *err = mk(E_CALL, line);
-    err->mod = mk(E_ATOM, line); err->mod->name = ast_intern("erlang", 6);
-    err->fun = mk(E_ATOM, line); err->fun->name = ast_intern("error", 5);
     Expr *tup = mk(E_TUPLE, line);
     tup->elems = ast_alloc(sizeof(Expr *) * 2); tup->n = 2;
     tup->elems[0] = mk(E_ATOM, line); tup->elems[0]->name = ast_intern("bad_generator", 13);
     tup->elems[1] = cg_mkvar(X, line);
-    err->elems = ast_alloc(sizeof(Expr *)); err->elems[0] = tup; err->n = 1;
+    Expr **eargs = ast_alloc(sizeof(Expr *)); eargs[0] = tup;
+    Expr *err = mk_erlang_call("error", eargs, 1, line);
     cs[nc++] = mk_clause(cg_mkvar(X, line), err, line);
+    if (q0->bitgen) {
+        /* h(B, Free...) -> case B of the clauses above end: a segment size
+         * may name a free variable, which a function head cannot use (the
+         * free variables are bound after the head is matched) */
+        snprintf(buf, sizeof buf, "%%B%d", k);
+        const char *B = ast_intern(buf, strlen(buf));
+        Expr *c = mk(E_CASE, line);
+        c->a = cg_mkvar(B, line);
+        c->clauses = cs; c->nclauses = nc;
+        cs = ast_alloc(sizeof(Clause *));
+        cs[0] = mk_clause(cg_mkvar(B, line), c, line);
+        nc = 1;
+    }
     h->clauses = cs; h->nclauses = nc;
 
     Expr **args = ast_alloc(sizeof(Expr *) * (size_t)(1 + ns.n));
@@ -523,7 +604,30 @@ static void lc_inner(Fn *f, Expr *e, int tail, UWord dest) {
     }
 }
 
+/* <<A || Quals>> is erlang:list_to_bitstring([<<A/bitstring>> || Quals]):
+ * each element must be a bitstring (badarg otherwise, as in OTP), and the
+ * BIF joins them. */
+static void bin_lc(Fn *f, Expr *e, int tail, UWord dest) {
+    static const char *bits_type[] = { "bitstring" };
+    int line = e->line;
+    Expr *el = e->a;
+    if (el->kind != E_BIN) {
+        Expr *b = mk(E_BIN, line);
+        b->fields = ast_alloc(sizeof(Field));
+        b->nfields = 1;
+        b->fields[0].line = el->line; b->fields[0].col = el->col;
+        b->fields[0].value = el;
+        b->fields[0].types = bits_type; b->fields[0].ntypes = 1;
+        el = b;
+    }
+    Expr *lc = mk(E_LC, line);
+    lc->a = el; lc->elems = e->elems; lc->n = e->n;
+    Expr **args = ast_alloc(sizeof(Expr *)); args[0] = lc;
+    cg_expr(f, mk_erlang_call("list_to_bitstring", args, 1, line), tail, dest);
+}
+
 void cg_lc(Fn *f, Expr *e, int tail, UWord dest) {
+    if (e->kind == E_BIN_LC) { bin_lc(f, e, tail, dest); return; }
     int nv = f->nv;
     char *b = GC_MALLOC_ATOMIC((size_t)nv + 1), *d = GC_MALLOC_ATOMIC((size_t)nv + 1);
     if (nv) {                       /* no variables yet: the arrays may be NULL */

@@ -449,6 +449,9 @@ lc_exprs
 lc_expr
     : expr
     | expr "<-" expr                              { $$ = mk_pair(E_GENERATOR, $1, $3); }
+    | binary "<=" expr
+        { if ($1->kind == E_BIN_LC) { parse_fail(ps, $2->line, $2->col, "syntax error before: '<='"); YYABORT; }
+          $$ = mk_pair(E_GENERATOR, $1, $3); $$->bitgen = 1; }
     ;
 tuple
     : '{' '}'                                     { $$ = mk(E_TUPLE, $1); }
