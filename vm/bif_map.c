@@ -110,14 +110,17 @@ Term bif_maps_size_1(Process *p, Term *args) { return bif_map_size_1(p, args); }
 
 Term bif_maps_new_0(Process *p, Term *args) { (void)p; (void)args; return map_empty(); }
 
-/* keys (what 0), values (1) or {K, V} pairs (2), in key order */
+/* keys (what 0), values (1) or {K, V} pairs (2), in OTP's order for
+ * maps:to_list (map.h: key order up to 32 keys, hash-trie order above) */
 static Term to_list(Process *p, Term m, int what) {
     UWord n = map_size(m);
     if (n == 0) return NIL;
     Term *hp = heap_alloc(p, n * (what == 2 ? 5 : 2));
     const Term *k = map_keys(m), *v = map_vals(m);
+    uint32_t *order = map_walk_order(m, MAP_WALK_LIST);
     Term l = NIL;
-    for (UWord i = n; i-- > 0;) {
+    for (UWord j = n; j-- > 0;) {
+        UWord i = map_walk_at(order, j);
         Term x;
         if (what == 0) x = k[i];
         else if (what == 1) x = v[i];
@@ -130,6 +133,7 @@ static Term to_list(Process *p, Term m, int what) {
         l = make_list(hp);
         hp += 2;
     }
+    free(order);
     return l;
 }
 

@@ -29,13 +29,7 @@
 #include "binary.h"
 #include "proc.h"
 #include "module.h"
-
-/* Maps belong to map.c; these are weak so that binaries do not depend on
- * the order the two arrive in (map.h documents the layout used below:
- * [header][keys tuple][values...]). */
-Term map_empty(void) __attribute__((weak));
-Term map_put_pairs(Process *p, Term m, const Term *kv, size_t npairs, int exact, Term *missing)
-    __attribute__((weak));
+#include "map.h"
 
 enum {
     NEW_FLOAT_EXT = 70, BIT_BINARY_EXT = 77, NEW_PID_EXT = 88, NEW_PORT_EXT = 89,
@@ -211,11 +205,16 @@ static int encode(OutBuf *b, Term t)
             put8(b, SMALL_INTEGER_EXT); put8(b, (unsigned)e->arity);
             continue;
         }
-        if (is_boxed(t) && boxed_kind(t) == BOXED_MAP) {
-            UWord n = header_arity(boxed_header(t)) - 1;
-            Term *keys = tuple_elems(boxed_ptr(t)[1]), *vals = boxed_ptr(t) + 2;
+        if (is_map_term(t)) {
+            UWord n = map_size(t);
+            const Term *keys = map_keys(t), *vals = map_vals(t);
+            uint32_t *order = map_walk_order(t, MAP_WALK_LIST);
             put8(b, MAP_EXT); put32(b, (uint32_t)n);
-            for (UWord i = n; i > 0; i--) { PUSH(vals[i - 1]); PUSH(keys[i - 1]); }
+            for (UWord i = n; i > 0; i--) {
+                UWord j = map_walk_at(order, i - 1);
+                PUSH(vals[j]); PUSH(keys[j]);
+            }
+            free(order);
             continue;
         }
         ok = 0;                                   /* local funs */
@@ -357,7 +356,6 @@ Term bif_binary_to_term_1(Process *p, Term *args)
     while (sp > 0) {
         Work w = st[--sp];
         if (w.kv) {                                /* build a map */
-            if (!map_put_pairs || !map_empty) BAD();
             Term missing;
             Term m = map_put_pairs(p, map_empty(), w.kv, w.npairs, 0, &missing);
             if (m == THE_NON_VALUE || header_arity(boxed_header(m)) - 1 != w.npairs) BAD();   /* no duplicate keys */

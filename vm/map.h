@@ -14,9 +14,12 @@
  * set changes, the keys tuple (O(n)). An update that keeps the key set
  * (`:=`, or `=>` on existing keys) shares the old keys tuple.
  *
- * Because maps are always sorted, iteration (maps:to_list, keys, printing)
- * is in key order. That is OTP's order up to 32 keys; above that OTP iterates
- * in hash-trie order, which Mini does not imitate.
+ * Walking a map follows OTP. Up to 32 keys that is key order, the order
+ * kept here. Above, OTP walks its trie in the order of each key's internal
+ * hash: map_walk_order gives that order (map_hamt.c computes it from the
+ * keys' hashes, O(n log n), and nothing is stored), and every walk uses it:
+ * maps:to_list/keys/values, the fold and iterator funs of stdlib/maps.mini,
+ * printing, term_to_binary. Lookup and term order only use the sorted keys.
  *
  * Operations that build maps allocate with heap_alloc (never collect), so
  * they may be called from BIFs and emulator instructions alike.
@@ -49,6 +52,27 @@ Term map_put_pairs(Process *p, Term m, const Term *kv, size_t npairs, int exact,
 Term map_remove(Process *p, Term m, Term key);
 /* A map of the keys for which keep[i] is set (in m's order). */
 Term map_select(Process *p, Term m, const unsigned char *keep);
+
+/* OTP keeps a map of up to MAP_FLAT_LIMIT keys flat and sorted, a larger
+ * one as a hash trie, and walks the two differently (map_hamt.c). */
+#define MAP_FLAT_LIMIT 32
+
+typedef enum MapWalk {
+    MAP_WALK_ITER,  /* OTP's iterator: maps:fold, iterator/next, printing */
+    MAP_WALK_LIST   /* maps:to_list, keys, values, term_to_binary */
+} MapWalk;
+
+/* The positions of m's keys in the order OTP walks m that way: NULL when
+ * that is key order (at most MAP_FLAT_LIMIT keys, nothing to pay), else a
+ * malloc'ed array of map_size(m) indices for the caller to free. Above the
+ * limit the two walks are each other's reverse. */
+uint32_t *map_walk_order(Term m, MapWalk how);
+/* Position i of a walk: order[i], or i when order is NULL. */
+static inline UWord map_walk_at(const uint32_t *order, UWord i) { return order ? order[i] : i; }
+
+/* OTP 25's make_internal_hash(term, salt), the hash that places a key in
+ * the trie (map_hamt.c says which kinds of terms match OTP exactly). */
+uint32_t map_internal_hash(Term term, uint32_t salt);
 
 /* Erlang's order of two maps: by size, then the keys (exactly, in key
  * order), then the values in key order (exactly when `exact`). Defines

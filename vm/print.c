@@ -343,6 +343,7 @@ static void write_rec(OutBuf *b, Term t, long d, int strings, int nest) {
         const Term *k = map_keys(t), *v = map_vals(t);
         if (d == 1 || n == 0) { ob_puts(b, "#{}"); return; }
         long d0 = d - 1, dd = d0;
+        uint32_t *order = map_walk_order(t, MAP_WALK_ITER);   /* maps:iterator's order */
         ob_puts(b, "#{");
         for (UWord i = 0;; i++) {
             if (i > 0) {                 /* write_map_body(I, dd, d0) */
@@ -351,10 +352,12 @@ static void write_rec(OutBuf *b, Term t, long d, int strings, int nest) {
                 ob_putc(b, ',');
                 dd--;
             }
-            write_rec(b, k[i], d0, strings, nest + 1);
+            UWord j = map_walk_at(order, i);
+            write_rec(b, k[j], d0, strings, nest + 1);
             ob_puts(b, " => ");
-            write_rec(b, v[i], d0, strings, nest + 1);
+            write_rec(b, v[j], d0, strings, nest + 1);
         }
+        free(order);
         ob_putc(b, '}');
         return;
     }
@@ -767,16 +770,19 @@ static void pn_build_map(PCtx *c, size_t idx, Term t, long d, int strings, int n
         if (d - (long)i == 1) { dots = 1; break; }
     size_t at = pn_reserve(c, k + (size_t)dots);
     long len = 3;
+    uint32_t *order = map_walk_order(t, MAP_WALK_ITER);      /* maps:iterator's order */
     for (size_t i = 0; i < k; i++) {
         size_t kv = pn_reserve(c, 2);
-        pn_build(c, kv, map_keys(t)[i], d - 1, strings, nest + 1);
-        pn_build(c, kv + 1, map_vals(t)[i], d - 1, strings, nest + 1);
+        UWord j = map_walk_at(order, i);
+        pn_build(c, kv, map_keys(t)[j], d - 1, strings, nest + 1);
+        pn_build(c, kv + 1, map_vals(t)[j], d - 1, strings, nest + 1);
         PNode *q = &c->nodes[at + i];
         q->kind = PN_PAIR; q->tagged = q->has_tail = 0;
         q->off = kv; q->n = 2;
         q->len = c->nodes[kv].len + 4 + c->nodes[kv + 1].len;
         len += q->len + (i > 0);
     }
+    free(order);
     if (dots) {
         PNode *q = &c->nodes[at + k];
         q->kind = PN_DOTS; q->len = 3; q->n = 0; q->off = 0; q->tagged = q->has_tail = 0;

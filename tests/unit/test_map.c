@@ -1,7 +1,8 @@
 /* test_map.c — unit tests of flat sorted maps (vm/map.c): random puts,
  * updates and removals checked against a simple reference (an array of
  * small keys), key order across term kinds, exact updates and their missing
- * key, the map order, and maps surviving collections (gc.c walks them). */
+ * key, the map order, maps surviving collections (gc.c walks them), and
+ * the walk orders of map_hamt.c (key order, or OTP's trie order). */
 #include "atom.h"
 #include "compare.h"
 #include "gc.h"
@@ -117,6 +118,46 @@ static void test_order(Process *p) {
     CHECK(term_compare(m1, tuple_elems(map_keys_tuple(m1))[0]) > 0);   /* ... after atoms */
 }
 
+/* The map of 1..n => 0 built at once. */
+static Term int_map(Process *p, int n) {
+    Term *kv = malloc(2 * (size_t)n * sizeof *kv);
+    for (int i = 0; i < n; i++) { kv[2 * i] = make_small(i + 1); kv[2 * i + 1] = make_small(0); }
+    Term m = map_put_pairs(p, map_empty(), kv, (size_t)n, 0, NULL);
+    free(kv);
+    return m;
+}
+
+/* Walk orders (map_hamt.c): key order up to 32 keys, at no cost; above,
+ * OTP's trie order (maps:keys of 1..40 on erl), the iterator's being the
+ * reverse of the list's, a permutation of the keys. */
+static void test_walk(Process *p) {
+    static const int otp_keys_1_40[40] = {
+        33, 12, 23, 29, 30, 39, 26, 31, 11, 37, 9, 32, 34, 25, 28, 6, 38, 13, 40, 20,
+        15, 14, 2, 7, 1, 8, 3, 17, 22, 21, 4, 36, 24, 10, 35, 27, 19, 5, 18, 16 };
+    Term m32 = int_map(p, 32), m40 = int_map(p, 40), m5000 = int_map(p, 5000);
+    CHECK(map_walk_order(m32, MAP_WALK_LIST) == NULL);
+    CHECK(map_walk_order(map_empty(), MAP_WALK_ITER) == NULL);
+    CHECK(map_walk_at(NULL, 7) == 7);
+    uint32_t *list = map_walk_order(m40, MAP_WALK_LIST), *iter = map_walk_order(m40, MAP_WALK_ITER);
+    for (int i = 0; i < 40; i++) {
+        CHECK(map_keys(m40)[list[i]] == make_small(otp_keys_1_40[i]));
+        CHECK(iter[i] == list[39 - i]);
+    }
+    free(list);
+    free(iter);
+    uint32_t *big = map_walk_order(m5000, MAP_WALK_ITER);
+    unsigned char *seen = calloc(5000, 1);
+    for (int i = 0; i < 5000; i++) seen[big[i]]++;
+    int all_once = 1;
+    for (int i = 0; i < 5000; i++) all_once &= seen[i] == 1;
+    CHECK(all_once);
+    free(seen);
+    free(big);
+    /* salts change the hash; [] and 0 differ */
+    CHECK(map_internal_hash(make_small(5), 0) != map_internal_hash(make_small(5), 1));
+    CHECK(map_internal_hash(NIL, 0) != map_internal_hash(make_small(0), 0));
+}
+
 int main(void) {
     GC_INIT();
     atom_init();
@@ -124,6 +165,7 @@ int main(void) {
     test_random(p);
     test_key_order(p);
     test_order(p);
+    test_walk(p);
     process_free_memory(p);
     if (failures) { fprintf(stderr, "test_map: %d failures\n", failures); return 1; }
     printf("test_map: ok\n");

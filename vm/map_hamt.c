@@ -1,0 +1,371 @@
+/* map_hamt.c — the order in which Erlang/OTP 25 walks a map of more than
+ * 32 keys, and the internal hash of a term that decides it.
+ *
+ * OTP stores such a map as a hash array mapped trie: level L of the trie
+ * indexes its 16 slots with nibble L of the key's 32-bit internal hash (low
+ * nibble first); from level 8 on the nibbles come from a salted hash
+ * (map_hash_at). A walk visits the slots of every node in ascending order,
+ * depth first, so it meets the keys in the lexicographic order of their
+ * nibble strings: the order of the hash with its nibbles reversed, ties
+ * broken by the next depth's hash. Inner nodes are hashed alike whether
+ * all 16 slots are used or not (hash_trie). OTP's iterator
+ * (maps:fold, maps:iterator/next, io_lib's printing) goes that way;
+ * maps:to_list, keys, values and term_to_binary build their result by
+ * pushing onto a list and so give the reverse (erl_map.c hashmap_to_list,
+ * external.c). Mini's maps stay flat and sorted (map.h); this file only
+ * sorts key positions into those orders when something walks a big map.
+ *
+ * map_internal_hash is OTP 25's make_internal_hash (erts utils.c): Jenkins
+ * mixing (jenkins.h) over the machine words of BEAM's term layout. An
+ * immediate is hashed as its BEAM word, which Mini rebuilds exactly for
+ * small integers and []; floats, bignums, binaries, lists (with bytes
+ * packed four to a word), tuples and maps of up to 32 keys are hashed as
+ * OTP does from their content. What OTP hashes from its own runtime state
+ * cannot be reproduced: an atom's word holds its index in the VM's atom
+ * table (so OTP's order of atom keys depends on which atoms that VM created
+ * first), pids, ports, references and funs hold numbers or addresses of
+ * that VM. For those Mini substitutes its own stable numbers (for atoms a
+ * hash of the text) in the same formulas, so the order is deterministic
+ * but not OTP's. A map of more than 32 keys as a key is hashed through the
+ * trie OTP would build for it (hash_trie below).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map.h"
+#include "atom.h"
+#include "binary.h"
+#include "compare.h"
+#include "jenkins.h"
+#include "module.h"
+#include "proc.h"
+
+#define HC(n) JENKINS_HCONST(n)
+
+/* ---- the work stack of the hash ---- */
+
+/* Markers are header words (tag 00), which no term can be. */
+#define MARK_CDR  make_header(1, 15)   /* the end of a list with a non-list tail */
+#define MARK_NODE make_header(2, 15)   /* a trie node: four more words below */
+
+typedef struct {
+    UWord *w;
+    size_t n, cap;
+    UWord small[64];
+} HStack;
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *r = realloc(p, n);
+    if (!r) { fputs("mini: out of memory (map hash)\n", stderr); abort(); }
+    return r;
+}
+
+static void push(HStack *s, UWord x)
+{
+    if (s->n == s->cap) {
+        s->cap *= 2;
+        if (s->w == s->small) {
+            s->w = xrealloc(NULL, s->cap * sizeof *s->w);
+            memcpy(s->w, s->small, sizeof s->small);
+        } else {
+            s->w = xrealloc(s->w, s->cap * sizeof *s->w);
+        }
+    }
+    s->w[s->n++] = x;
+}
+
+/* ---- BEAM's words for immediates ---- */
+
+/* A stand-in for an atom's index in OTP's atom table (see the top): FNV-1a
+ * of its text, so that the order does not depend on Mini's table either. */
+static uint64_t atom_number(Term a)
+{
+    size_t len;
+    const unsigned char *s = (const unsigned char *)atom_name(a, &len);
+    uint32_t h = 2166136261u;
+    while (len--) h = (h ^ *s++) * 16777619u;
+    return h;
+}
+
+/* The word BEAM (64-bit) would hold for the immediate t: a small integer
+ * is value << 4 | 0xF, [] is 0x3B, an atom index << 6 | 0xB,
+ * a pid number << 4 | 0x3, a port number << 4 | 0x7. */
+static uint64_t beam_word(Term t)
+{
+    if (is_small(t)) return ((uint64_t)small_val(t) << 4) | 0xF;
+    if (is_atom(t)) return (atom_number(t) << 6) | 0xB;
+    if (is_pid(t)) return ((uint64_t)pid_val(t) << 4) | 0x3;
+    if (is_port(t)) return ((uint64_t)port_val(t) << 4) | 0x7;
+    return 0x3B;                                         /* [] */
+}
+
+static uint32_t hash_immed(uint32_t h, Term t)
+{
+    uint64_t w = beam_word(t);
+    return jenkins_mix2(h, (uint32_t)w, (uint32_t)(w >> 32), HC(1));
+}
+
+/* CONST_HASH: cheap mixing of a constant that marks structure. */
+static uint32_t hash_const(uint32_t h, uint32_t k)
+{
+    h ^= k;
+    return (h << 17) ^ (h >> 15);
+}
+
+static int is_byte(Term t) { return is_small(t) && (UWord)small_val(t) <= 255; }
+
+/* ---- the trie OTP would build for a map ---- */
+
+/* A big map's keys in the walk's order (ascending paths), with their
+ * level-0 hashes: what both the walk and hash_trie need. */
+typedef struct {
+    Term key;
+    uint32_t hash;                 /* salt 0 */
+    uint32_t pos;                  /* index in the map */
+} Leaf;
+
+/* The hash that gives the slots of levels 8 * depth to 8 * depth + 7
+ * (erts make_map_hash): deeper than level 7 OTP salts the internal hash
+ * with what hashing the list cell [depth | Key] would mix in first, so keys
+ * whose 32 bits agree part there. */
+static uint32_t map_hash_at(Term key, unsigned depth)
+{
+    return map_internal_hash(key, depth ? jenkins_mix2(0, depth, 1, HC(22)) : 0);
+}
+
+static uint32_t nibbles_reversed(uint32_t h)
+{
+    h = ((h & 0x0F0F0F0Fu) << 4) | ((h >> 4) & 0x0F0F0F0Fu);
+    return __builtin_bswap32(h);
+}
+
+/* Slot of a key at trie level `level` (its hash at salt 0 given). */
+static unsigned slot_at(const Leaf *l, unsigned level)
+{
+    uint32_t h = level < 8 ? l->hash : map_hash_at(l->key, level / 8);
+    return (h >> (4 * (level % 8))) & 15;
+}
+
+static int leaf_cmp(const void *a, const void *b)
+{
+    const Leaf *x = a, *y = b;
+    uint32_t px = nibbles_reversed(x->hash), py = nibbles_reversed(y->hash);
+    /* all 32 bits equal: the next levels use the next depth's hash;
+     * distinct keys never agree on all of them in practice, key order is
+     * the last word */
+    for (unsigned depth = 1; px == py && depth < 8; depth++) {
+        px = nibbles_reversed(map_hash_at(x->key, depth));
+        py = nibbles_reversed(map_hash_at(y->key, depth));
+    }
+    if (px != py) return px < py ? -1 : 1;
+    return term_compare_exact(x->key, y->key);
+}
+
+/* m's keys sorted into the walk's order (malloc'ed, map_size(m) of them). */
+static Leaf *trie_leaves(Term m)
+{
+    UWord n = map_size(m);
+    const Term *k = map_keys(m);
+    Leaf *l = xrealloc(NULL, n * sizeof *l);
+    for (UWord i = 0; i < n; i++) {
+        l[i].key = k[i];
+        l[i].hash = map_internal_hash(k[i], 0);
+        l[i].pos = (uint32_t)i;
+    }
+    qsort(l, n, sizeof *l, leaf_cmp);
+    return l;
+}
+
+uint32_t *map_walk_order(Term m, MapWalk how)
+{
+    UWord n = map_size(m);
+    if (n <= MAP_FLAT_LIMIT) return NULL;
+    Leaf *l = trie_leaves(m);
+    uint32_t *order = xrealloc(NULL, n * sizeof *order);
+    for (UWord i = 0; i < n; i++) order[i] = l[how == MAP_WALK_LIST ? n - 1 - i : i].pos;
+    free(l);
+    return order;
+}
+
+/* Sorted leaves of each big map met by one hash, freed at its end. */
+typedef struct {
+    Leaf **blocks;
+    size_t n, cap;
+} Scratch;
+
+static Leaf *scratch_keep(Scratch *sc, Leaf *l)
+{
+    if (sc->n == sc->cap) {
+        sc->cap = sc->cap ? 2 * sc->cap : 8;
+        sc->blocks = xrealloc(sc->blocks, sc->cap * sizeof *sc->blocks);
+    }
+    return sc->blocks[sc->n++] = l;
+}
+
+/* Pushes the node of map holding leaves l[lo..hi) at `level`. */
+static void push_node(HStack *s, Term map, const Leaf *l, size_t lo, size_t hi, unsigned level)
+{
+    push(s, map);
+    push(s, (UWord)(l + lo));
+    push(s, (UWord)(hi - lo));
+    push(s, (UWord)level);
+    push(s, MARK_NODE);
+}
+
+/* One node of OTP's trie for map, as make_internal_hash meets it: the n
+ * leaves (in walk order) whose hashes agree below `level`, the root when
+ * level is 0. A slot holding one key holds that leaf, a slot holding more
+ * a node one level down. The root hashes its size first; then every node
+ * pushes its slots in order, so they are hashed last slot first, a leaf's
+ * key before its value. (Erlang/OTP 25 hashes an inner node with all 16
+ * slots used the same way: checked against erl.) */
+static uint32_t hash_trie(uint32_t h, HStack *s, Term map, const Leaf *l, size_t n, unsigned level)
+{
+    if (level == 0) h = jenkins_mix2(h, (uint32_t)n, 0, HC(16));
+    const Term *vals = map_vals(map);
+    for (size_t a = 0, b; a < n; a = b) {
+        unsigned slot = slot_at(&l[a], level);
+        for (b = a + 1; b < n && slot_at(&l[b], level) == slot; b++) {}
+        if (b - a > 1) {
+            push_node(s, map, l, a, b, level + 1);
+        } else {
+            push(s, vals[l[a].pos]);
+            push(s, l[a].key);
+        }
+    }
+    return h;
+}
+
+/* ---- OTP's make_internal_hash ---- */
+
+uint32_t map_internal_hash(Term term, uint32_t salt)
+{
+    /* OTP starts from the salt mixed with a fixed prime (INTERNAL_HASH_SALT)
+     * so that this hash differs from phash2's */
+    uint32_t h = salt ^ 3432918353u;
+    if (is_immed(term)) return hash_immed(h, term);
+
+    HStack s = { .w = s.small, .n = 0, .cap = sizeof s.small / sizeof s.small[0] };
+    Scratch sc = { 0 };
+    for (;;) {
+        if (is_list(term)) {
+            /* bytes four to a word, then a head that is not a byte */
+            uint32_t sh = 0, c = 0;
+            Term *cell = list_ptr(term);
+            while (is_byte(CAR(cell))) {
+                sh = (sh << 8) + (uint32_t)small_val(CAR(cell));
+                if (c == 3) { h = jenkins_mix2(h, sh, 0, HC(4)); sh = c = 0; }
+                else c++;
+                term = CDR(cell);
+                if (!is_list(term)) break;
+                cell = list_ptr(term);
+            }
+            if (c > 0) h = jenkins_mix2(h, sh, c, HC(22));
+            if (is_list(term)) {
+                Term tail = CDR(cell);
+                h = hash_const(h, HC(17));
+                push(&s, tail);
+                if (!is_list(tail)) push(&s, MARK_CDR);
+                term = CAR(cell);
+            }
+            continue;                  /* the head, or the tail that ended the bytes */
+        }
+        if (is_immed(term)) {
+            h = hash_immed(h, term);
+            goto pop;
+        }
+        Term *bp = boxed_ptr(term);
+        switch (header_subtag(bp[0])) {
+        case BOXED_TUPLE: {
+            UWord arity = header_arity(bp[0]);
+            h = jenkins_mix2(h, (uint32_t)arity, 0, HC(9));
+            if (arity == 0) goto pop;
+            for (UWord i = arity; i > 1; i--) push(&s, bp[i]);
+            term = bp[1];
+            continue;
+        }
+        case BOXED_MAP: {
+            UWord n = map_size(term);
+            if (n > MAP_FLAT_LIMIT) {
+                Leaf *l = scratch_keep(&sc, trie_leaves(term));
+                h = hash_trie(h, &s, term, l, n, 0);
+                goto pop;
+            }
+            /* a flat map: size, then each key and its value in key order */
+            const Term *k = map_keys(term), *v = map_vals(term);
+            h = jenkins_mix2(h, (uint32_t)n, 0, HC(16));
+            for (UWord i = n; i-- > 0;) { push(&s, v[i]); push(&s, k[i]); }
+            goto pop;
+        }
+        case BOXED_FLOAT: {
+            double d = float_val(term);
+            if (d == 0.0) d = 0.0;     /* -0.0 hashes as 0.0 */
+            uint64_t bits;
+            memcpy(&bits, &d, sizeof bits);
+            h = jenkins_mix2(h, (uint32_t)bits, (uint32_t)(bits >> 32), HC(12));
+            goto pop;
+        }
+        case BOXED_POS_BIG:
+        case BOXED_NEG_BIG: {
+            uint32_t con = big_is_neg(term) ? HC(10) : HC(11);
+            const uint64_t *d = big_digits(term);
+            for (UWord i = 0; i < big_size(term); i++)
+                h = jenkins_mix2(h, (uint32_t)d[i], (uint32_t)(d[i] >> 32), con);
+            goto pop;
+        }
+        case BOXED_HEAP_BIN:
+        case BOXED_REFC_BIN:
+        case BOXED_SUB_BIN: {
+            size_t len;
+            const unsigned char *bytes = bin_bytes(term, &len);
+            uint32_t con = HC(13) + h;
+            h = len == 0 ? con : jenkins_block_hash(bytes, len, con);
+            goto pop;
+        }
+        case BOXED_REF: {
+            uint64_t r = ref_number(term);
+            h = jenkins_mix2(h, (uint32_t)r, 0, HC(7));
+            h = jenkins_mix2(h, (uint32_t)(r >> 32), 0, HC(8));
+            goto pop;
+        }
+        case BOXED_EXPORT: {           /* OTP hashes the Export's address */
+            UWord a = bp[1];
+            h = jenkins_mix2(h, (uint32_t)a, (uint32_t)((uint64_t)a >> 32), HC(14));
+            goto pop;
+        }
+        case BOXED_FUN: {
+            const FunEntry *fe = (const FunEntry *)bp[1];
+            UWord nfree = header_arity(bp[0]) - 1;
+            h = jenkins_mix2(h, (uint32_t)nfree, (uint32_t)beam_word(fe->module), HC(20));
+            h = jenkins_mix2(h, (uint32_t)fe->index, (uint32_t)fe->uniq, HC(21));
+            if (nfree == 0) goto pop;
+            for (UWord i = nfree; i > 1; i--) push(&s, bp[1 + i]);
+            term = bp[2];
+            continue;
+        }
+        default:
+            goto pop;
+        }
+    pop:
+        if (s.n == 0) break;
+        term = s.w[--s.n];
+        if (term == MARK_CDR) {
+            h = hash_const(h, HC(18));
+            goto pop;
+        }
+        if (term == MARK_NODE) {
+            unsigned level = (unsigned)s.w[--s.n];
+            size_t n = s.w[--s.n];
+            const Leaf *l = (const Leaf *)s.w[--s.n];
+            Term map = s.w[--s.n];
+            h = hash_trie(h, &s, map, l, n, level);
+            goto pop;
+        }
+    }
+    for (size_t i = 0; i < sc.n; i++) free(sc.blocks[i]);
+    free(sc.blocks);
+    if (s.w != s.small) free(s.w);
+    return h;
+}
