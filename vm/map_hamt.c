@@ -18,7 +18,7 @@
  * map_internal_hash is OTP 25's make_internal_hash (erts utils.c): Jenkins
  * mixing (jenkins.h) over the machine words of BEAM's term layout. An
  * immediate is hashed as its BEAM word, which Mini rebuilds exactly for
- * small integers and []; floats, bignums, binaries, lists (with bytes
+ * small integers and []; floats, bignums, bitstrings, lists (with bytes
  * packed four to a word), tuples and maps of up to 32 keys are hashed as
  * OTP does from their content. What OTP hashes from its own runtime state
  * cannot be reproduced: an atom's word holds its index in the VM's atom
@@ -318,10 +318,12 @@ uint32_t map_internal_hash(Term term, uint32_t salt)
         case BOXED_HEAP_BIN:
         case BOXED_REFC_BIN:
         case BOXED_SUB_BIN: {
-            size_t len;
+            size_t len, bits = bin_bit_size(term) % 8;
             const unsigned char *bytes = bin_bytes(term, &len);
             uint32_t con = HC(13) + h;
-            h = len == 0 ? con : jenkins_block_hash(bytes, len, con);
+            h = len == 0 && !bits ? con : jenkins_block_hash(bytes, len, con);
+            if (bits)                  /* a bitstring's final bits */
+                h = jenkins_mix2(h, (uint32_t)bits, (uint32_t)bytes[len] >> (8 - bits), HC(15));
             goto pop;
         }
         case BOXED_REF: {
