@@ -17,6 +17,7 @@
 #include "atom.h"
 #include "bif.h"
 #include "binary.h"
+#include "compare.h"
 #include "copy.h"
 #include "gc.h"
 #include "proc.h"
@@ -242,12 +243,41 @@ static void test_fuzz(void)
     process_free_memory(p);
 }
 
+/* Bitstrings: a large one shares its buffer through collections, a small
+ * slice of it is a copy with its unused bits zero, and they compare bit by
+ * bit. */
+static void test_bitstrings(void)
+{
+    size_t base = binary_total_bytes();
+    Process *p = process_new_memory(0);
+    unsigned char *d;
+    Term b = bits_new(p, 8 * 1000 + 3, &d);
+    CHECK(is_bitstring(b) && !is_binary(b) && bin_bit_size(b) == 8003);
+    memset(d, 0xFF, 1001);
+    p->x[0] = b;
+    p->x[1] = bits_sub(p, b, 8 * 998, 19);       /* 2 bytes and 3 bits */
+    CHECK(is_boxed_kind(p->x[1], BOXED_SUB_BIN) && bin_bit_size(p->x[1]) == 19);
+    gc_full(p, 2);
+    CHECK(binary_total_bytes() == base + 1001);
+    size_t n;
+    const unsigned char *s = bin_bytes(p->x[1], &n);
+    CHECK(n == 2 && s[0] == 0xFF && s[2] == 0xE0);  /* the copy's unused bits are 0 */
+    CHECK(term_compare_binaries(p->x[1], bits_sub(p, p->x[0], 0, 19)) == 0);
+    CHECK(term_compare_binaries(p->x[1], bits_sub(p, p->x[0], 0, 18)) > 0);
+    p->x[0] = p->x[1];
+    gc_full(p, 1);
+    CHECK(binary_total_bytes() == base);
+    CHECK(bin_bit_size(p->x[0]) == 19);
+    process_free_memory(p);
+}
+
 int main(void)
 {
     atom_init();
     test_share_and_free();
     test_generations();
     test_sub_binary();
+    test_bitstrings();
     test_messages();
     test_fuzz();
     printf("test_binary%s: %d checks, %d failures\n", GC_STRESS ? " (GC_STRESS)" : "", checks, failures);
