@@ -30,10 +30,13 @@
  * is in neither is either in a heap fragment (copy it) or a literal (module
  * constants in Boehm memory: leave it). There may be thousands of fragments
  * (one per received message), so we do not walk the fragment list per
- * pointer: at the start of a collection the fragments are put in an array
- * sorted by address, and a pointer outside young and old is looked up by
- * binary search (after a cheap check against the lowest and highest fragment
- * address). We chose this over asking Boehm (GC_is_heap_ptr) because it
+ * pointer. Most are small message blocks in the message arena (gc.h), one
+ * more range: the collection marks the process's own blocks there (the
+ * FRAG_IN_GC bit of their size) and finds a block from an address with one
+ * division (heap_arena_frag), so that a long mailbox costs no sorting. The
+ * other fragments are put in an array sorted by address, and a pointer
+ * outside young, old and arena is looked up by binary search (after a cheap
+ * check against the lowest and highest fragment address). We chose this over asking Boehm (GC_is_heap_ptr) because it
  * depends on nothing outside this file and is deterministic; its cost is paid
  * only by pointers that leave the young and old heaps.
  *
@@ -84,7 +87,8 @@ typedef struct Gc {
     uintptr_t ylo, yhi, yend;      /* young block: heap, htop, hend            */
     uintptr_t hw;                  /* minor: [ylo, hw) is promoted to old      */
     uintptr_t olo, ohi, oend;      /* old heap: copied in a major, else left   */
-    const FragRange *frags;
+    uintptr_t alo, ahi;            /* the message arena (gc.h)                 */
+    const FragRange *frags;        /* the fragments outside the arena          */
     size_t nfrags;
     uintptr_t flo, fhi;            /* lowest and highest fragment addresses    */
     /* to-space */
@@ -186,6 +190,14 @@ static inline int where(const Gc *g, const Term *ptr)
             return LEAVE;
         if (a >= g->ohi)
             gc_fatal("pointer above the old heap's top", (Term)a);
+        return TO_YOUNG;
+    }
+    if (a - g->alo < g->ahi - g->alo) {  /* a pooled block: is it ours? */
+        const HeapFrag *f = heap_arena_frag(a);
+        if (!(f->size & FRAG_IN_GC))
+            return LEAVE;
+        if (a >= (uintptr_t)(f->mem + f->used))
+            gc_fatal("pointer into the unused part of a heap fragment", (Term)a);
         return TO_YOUNG;
     }
     return in_fragment(g, a) ? TO_YOUNG : LEAVE;
@@ -369,6 +381,14 @@ static void copy_pass(Gc *g, Process *p, int live, Term *to, size_t size)
 
 _Atomic UWord gc_total_collections, gc_total_reclaimed;
 
+/* A collection that cannot get memory leaves the process as it found it. */
+static UWord unmark_frags(Process *p)
+{
+    for (HeapFrag *f = p->mbuf; f; f = f->next)
+        f->size &= ~FRAG_IN_GC;
+    return 1;
+}
+
 UWord gc_collect(Process *p, size_t need, int live, int major)
 {
     if (live < 0 || live > MAX_REG)
@@ -377,10 +397,16 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     size_t young_used = (size_t)(p->htop - p->heap);
     size_t mature = (size_t)(p->high_water - p->heap);
     size_t old_used = p->old_heap ? (size_t)(p->old_htop - p->old_heap) : 0;
+    /* Fragments in the message arena are marked; the others are listed. */
+    uintptr_t alo = __atomic_load_n(&heap_arena_lo, __ATOMIC_RELAXED);
+    uintptr_t ahi = alo ? __atomic_load_n(&heap_arena_hi, __ATOMIC_RELAXED) : 0;
     size_t frag_used = 0, nfrags = 0;
     for (HeapFrag *f = p->mbuf; f; f = f->next) {
         frag_used += f->used;
-        nfrags++;
+        if ((uintptr_t)f - alo < ahi - alo)
+            f->size |= FRAG_IN_GC;
+        else
+            nfrags++;
     }
 
     if (p->gen_gcs >= p->max_gen_gcs)
@@ -408,12 +434,15 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     if (nfrags) {
         frags = malloc(nfrags * sizeof *frags);
         if (!frags)
-            return 1;                          /* failed: nothing changed */
+            return unmark_frags(p);            /* failed: nothing changed */
         size_t i = 0;
-        for (HeapFrag *f = p->mbuf; f; f = f->next, i++) {
+        for (HeapFrag *f = p->mbuf; f; f = f->next) {
+            if (f->size & FRAG_IN_GC)
+                continue;
             frags[i].lo = (uintptr_t)f->mem;
             frags[i].hi = (uintptr_t)(f->mem + f->used);
             frags[i].end = (uintptr_t)(f->mem + f->size);
+            i++;
         }
         qsort(frags, nfrags, sizeof *frags, frag_cmp);
     }
@@ -433,11 +462,13 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     Term *to = alloc_words(size);
     if (!to) {
         free(frags);
-        return 1;                              /* failed: nothing changed */
+        return unmark_frags(p);                /* failed: nothing changed */
     }
 
     Gc g = {0};
     g.major = major;
+    g.alo = alo;
+    g.ahi = ahi;
     g.ylo = (uintptr_t)p->heap;
     g.yhi = (uintptr_t)p->htop;
     g.yend = (uintptr_t)p->hend;

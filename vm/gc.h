@@ -78,6 +78,18 @@ static inline size_t gc_stack_size(const Process *p)
  * process's roots or heap, and the next collection copies what is live and
  * frees it. heap_frag_free frees a fragment and the rest of its chain. */
 HeapFrag *heap_frag_new(size_t words);
+
+/* The message arena (heap.c): the address range holding every pooled small
+ * block, in chunks of ARENA_CHUNK_BYTES aligned to their size. heap_arena_lo
+ * is 0 until the first chunk is made (or for good, if the range could not be
+ * reserved). heap_arena_frag gives the block an address in the arena lies in.
+ * During a collection, the fragments the process owns carry FRAG_IN_GC in
+ * their size, so that a pointer into another block of the arena (a queued
+ * message's, say) is told apart. */
+#define ARENA_CHUNK_BYTES ((size_t)1 << 20)
+#define FRAG_IN_GC ((size_t)1 << (sizeof(size_t) * 8 - 1))
+extern uintptr_t heap_arena_lo, heap_arena_hi;
+HeapFrag *heap_arena_frag(uintptr_t a);
 void heap_attach_frag(Process *p, HeapFrag *f);
 void heap_frag_free(HeapFrag *f);
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "gc.h"
@@ -40,19 +41,75 @@ static void out_of_memory(size_t words)
 /* Small fragments (most messages: the term and its Message record) have an
  * allocator of their own, because a message is made on one thread and freed
  * on another, millions of times a second, and malloc and free cost more than
- * the rest of a send. Small blocks come in two sizes (size classes): tiny
- * ones for immediates and small tuples (a Message record is 6 words), small
- * ones for the rest up to 16 words. For each class a thread takes blocks from
+ * the rest of a send. Small blocks come in a few sizes (size classes), fitted
+ * to what messages are: an immediate (a plain Message record is 4 words), a
+ * short string or cons, a small tuple such as {ping, Pid}, and the rest up to
+ * 16 words; a queued message costs its class's bytes, so the classes are
+ * tight. For each class a thread takes blocks from
  * its own free list, else a batch from the class's shared pool, else carves a
- * fresh chunk of FRAG_BATCH blocks; a thread that frees keeps blocks on its
- * own list and gives a batch back to the pool when the list grows past two
- * batches, so a producer and a consumer on different threads recycle the same
- * memory. Chunks are never returned to malloc (like Erlang's allocator
- * carriers, the memory stays for the next flood). */
+ * fresh chunk; a thread that frees keeps blocks on its own list and gives a
+ * batch back to the pool when the list grows past two batches, so a producer
+ * and a consumer on different threads recycle the same memory. Chunks are
+ * never given back (like Erlang's allocator carriers, the memory stays for
+ * the next flood).
+ *
+ * Chunks live in one reserved range of address space, the message arena
+ * (gc.h): each chunk is ARENA_CHUNK_BYTES, aligned to its size, and starts
+ * with a header giving its block size. So the collector can tell from an
+ * address alone whether it points into a pooled block and which one
+ * (heap_arena_frag), instead of sorting the thousands of fragments a long
+ * mailbox leaves behind. If the range cannot be reserved or fills up, chunks
+ * come from plain mmap and the collector looks them up like any fragment. */
 #define FRAG_BATCH 256
-#define CHUNK_BATCHES 16          /* batches made at once by one mmap */
-#define NCLASSES 2
-static const size_t class_words[NCLASSES] = { 8, 16 };
+#define NCLASSES 4
+static const size_t class_words[NCLASSES] = { 4, 6, 10, 16 };
+
+#define ARENA_BYTES ((size_t)16 << 30)   /* address space only: PROT_NONE */
+#define CHUNK_HEADER 64                  /* bytes before the first block */
+
+uintptr_t heap_arena_lo, heap_arena_hi;  /* [lo, hi) reserved; set once */
+static _Atomic size_t arena_used;        /* bytes handed out as chunks */
+static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
+
+static void arena_reserve(void)
+{
+    size_t len = ARENA_BYTES + ARENA_CHUNK_BYTES;
+    char *r = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED)
+        return;                          /* no arena: plain chunks */
+    uintptr_t lo = ((uintptr_t)r + ARENA_CHUNK_BYTES - 1) & ~(uintptr_t)(ARENA_CHUNK_BYTES - 1);
+    __atomic_store_n(&heap_arena_hi, lo + ARENA_BYTES, __ATOMIC_RELAXED);
+    __atomic_store_n(&heap_arena_lo, lo, __ATOMIC_RELEASE);
+}
+
+/* A fresh chunk's memory with its pages populated (touching new pages one
+ * fault at a time costs more than the rest of a send), from the arena when
+ * it has room. */
+static char *chunk_map(size_t *len)
+{
+    pthread_once(&arena_once, arena_reserve);
+    uintptr_t lo = __atomic_load_n(&heap_arena_lo, __ATOMIC_ACQUIRE);
+    *len = ARENA_CHUNK_BYTES;
+    if (lo) {
+        size_t off = atomic_fetch_add(&arena_used, ARENA_CHUNK_BYTES);
+        if (off < ARENA_BYTES) {
+            void *c = mmap((void *)(lo + off), ARENA_CHUNK_BYTES, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE, -1, 0);
+            return c == MAP_FAILED ? NULL : c;
+        }
+    }
+    void *c = mmap(NULL, ARENA_CHUNK_BYTES, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    return c == MAP_FAILED ? NULL : c;
+}
+
+HeapFrag *heap_arena_frag(uintptr_t a)
+{
+    uintptr_t chunk = a & ~(uintptr_t)(ARENA_CHUNK_BYTES - 1);
+    size_t bytes = *(const size_t *)chunk;
+    uintptr_t first = chunk + CHUNK_HEADER;
+    return (HeapFrag *)(first + (a - first) / bytes * bytes);
+}
 
 typedef struct {
     pthread_mutex_t lock;
@@ -63,6 +120,7 @@ typedef struct {
 static __thread HeapFrag *frag_free[NCLASSES];   /* this thread's lists */
 static __thread int frag_nfree[NCLASSES];
 static FragPool pools[NCLASSES] = {
+    { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER },
     { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER } };
 
 static int class_of_words(size_t words)
@@ -83,19 +141,17 @@ static int refill(int c)
         return 1;
     }
     pthread_mutex_unlock(&pool->lock);
-    /* A fresh chunk of CHUNK_BATCHES batches, its pages populated by one
-     * mmap: touching new pages one fault at a time costs more than the rest
-     * of a send (a flood into a new mailbox is all new pages). The batches
-     * beyond the first go to the pool. */
-    size_t bytes = sizeof(HeapFrag) + class_words[c] * sizeof(Term);
-    size_t len = bytes * FRAG_BATCH * CHUNK_BATCHES;
-    char *chunk = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (chunk == MAP_FAILED)
+    /* A fresh chunk, cut into batches; the batches beyond the first go to
+     * the pool. */
+    size_t len, bytes = sizeof(HeapFrag) + class_words[c] * sizeof(Term);
+    char *chunk = chunk_map(&len);
+    if (!chunk)
         return 0;
-    for (int b = 0; b < CHUNK_BATCHES; b++) {
+    *(size_t *)chunk = bytes;
+    size_t nbatches = (len - CHUNK_HEADER) / bytes / FRAG_BATCH;
+    for (size_t b = 0; b < nbatches; b++) {
         HeapFrag *head = NULL;
-        char *base = chunk + (size_t)b * bytes * FRAG_BATCH;
+        char *base = chunk + CHUNK_HEADER + b * bytes * FRAG_BATCH;
         for (int i = FRAG_BATCH - 1; i >= 0; i--) {
             HeapFrag *f = (HeapFrag *)(base + (size_t)i * bytes);
             f->next = head;
@@ -171,6 +227,7 @@ void heap_frag_free(HeapFrag *f)
 {
     while (f) {
         HeapFrag *next = f->next;
+        f->size &= ~FRAG_IN_GC;
         int c = class_of_words(f->size);
         if (c >= 0 && f->size == class_words[c])
             free_small(c, f);

@@ -20,6 +20,8 @@
 #define MINI_MAILBOX_H
 
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include "term.h"
 
 struct HeapFrag;
@@ -44,11 +46,15 @@ typedef struct Message {
     Term term;                   /* the message: an immediate or in frag */
     struct HeapFrag *frag;       /* the fragment holding term (and, as its
                                     last words, this Message itself)      */
-    int kind;                    /* MessageKind */
-    int link;
-    Term from;                   /* sender's pid, for signals */
+    uint32_t kind;               /* MessageKind */
+    uint32_t link;
+    /* Signals only: a plain message's record ends before these two words
+     * (MESSAGE_PLAIN_BYTES), which keeps a queued message small -- a flood
+     * of a million messages is that many records. */
+    Term from;                   /* sender's pid */
     uint64_t ref;                /* monitor / timer number */
 } Message;
+#define MESSAGE_PLAIN_BYTES offsetof(Message, from)
 
 #define MAILBOX_WAITING ((Message *)1)
 #define MAILBOX_CLOSED ((Message *)2)

@@ -53,26 +53,31 @@ UWord proc_count(void) { return (UWord)atomic_load(&live_count); }
 
 /* ---- messages ---- */
 
-#define MSG_WORDS ((sizeof(Message) + sizeof(Term) - 1) / sizeof(Term))
+#define WORDS_OF(bytes) (((bytes) + sizeof(Term) - 1) / sizeof(Term))
 
-/* A message record with room for `words` words of term data. */
-static Message *message_alloc(size_t words) {
-    HeapFrag *f = heap_frag_new(words + MSG_WORDS);
+/* A record for a message of `kind` with room for `words` words of term data.
+ * Only signals get the from and ref words (mailbox.h). */
+static Message *message_alloc_kind(size_t words, int kind) {
+    size_t bytes = kind == MSG_PLAIN ? MESSAGE_PLAIN_BYTES : sizeof(Message);
+    HeapFrag *f = heap_frag_new(words + WORDS_OF(bytes));
     if (!f) { fprintf(stderr, "mini: out of memory for a message\n"); abort(); }
     f->used = words;
     Message *m = (Message *)(f->mem + words);
-    memset(m, 0, sizeof *m);
+    memset(m, 0, bytes);
     m->frag = f;
-    return m;
-}
-
-static Message *message_copy_kind(Term t, int kind) {
-    size_t n = copy_size(t);
-    Message *m = message_alloc(n);
-    m->term = copy_term(t, m->frag->mem);
     m->kind = kind;
     return m;
 }
+#define message_alloc(words) message_alloc_kind(words, MSG_PLAIN)
+
+static Message *message_copy_kind(Term t, int kind) {
+    size_t n = copy_size(t);
+    Message *m = message_alloc_kind(n, kind);
+    m->term = copy_term(t, m->frag->mem);
+    return m;
+}
+
+Message *proc_signal_copy(Term t, int kind) { return message_copy_kind(t, kind); }
 
 void proc_message_free(Message *m) {
     /* binaries: an unreceived message drops its references to shared bytes */
@@ -214,9 +219,8 @@ UWord proc_send(Process *from, Term pid, Term msg) {
 }
 
 static int send_signal(Term from, Term to, int kind, uint64_t ref) {
-    Message *m = message_alloc(0);
+    Message *m = message_alloc_kind(0, kind);
     m->term = NIL;
-    m->kind = kind;
     m->from = from;
     m->ref = ref;
     return proc_deliver(to, m);
@@ -226,7 +230,7 @@ static int send_signal(Term from, Term to, int kind, uint64_t ref) {
  * traps exits can queue it as it is. */
 static Message *exit_message(Term from, Term reason, int link) {
     size_t n = copy_size(reason);
-    Message *m = message_alloc(n + 4);
+    Message *m = message_alloc_kind(n + 4, SIG_EXIT);
     Term *hp = m->frag->mem;
     Term r = copy_term(reason, hp + 4);
     hp[0] = make_tuple_header(3);
@@ -234,7 +238,6 @@ static Message *exit_message(Term from, Term reason, int link) {
     hp[2] = from;
     hp[3] = r;
     m->term = make_boxed(hp);
-    m->kind = SIG_EXIT;
     m->from = from;
     m->link = link;
     return m;
