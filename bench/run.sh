@@ -98,6 +98,7 @@ command -v "$LUA" >/dev/null 2>&1 && HAVE_LUA=1
   echo "# mini: $("$MINI" --version 2>&1) ($MINI_SRC, $(stat -c %y "$MINI_SRC" | cut -d. -f1), md5 $(md5sum < "$MINI" | cut -c1-12)), git $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- vm compiler stdlib 2>/dev/null || echo ' (+ uncommitted changes in vm/compiler/stdlib)')"
   echo "# erl: $ERL_VSN"
   echo "# lua: $([ $HAVE_LUA = 1 ] && "$LUA" -v 2>&1 | head -1 || echo 'not installed')"
+  cc -O2 -o "$TMP/pagetouch" bench/pagetouch.c 2>/dev/null && echo "# $("$TMP/pagetouch")"
   echo "# sizes: ring $RING_N x $RING_CYCLES, big $BIG_NS, hackbench $HB_GROUPS x 20 x 20 x $HB_LOOPS, threadring $TR_HOPS hops, pingpong $PP_N, flood up to $FLOOD_MAX (erl alloc up to $ERL_ALLOC_MAX), spawn $SPAWN_N, idle $IDLE_N, fib $FIB_N, lists reps $LISTS_REPS"
   echo "workload,param,config,run,value,unit"
 } > "$CSV"
@@ -264,10 +265,10 @@ flood_one() {  # CONFIG MAX VARIANTS...
 }
 if want flood; then
   echo "self-send flood (10k .. $FLOOD_MAX):"
-  for c in $MINI_CONFIGS; do flood_one "$c" "$FLOOD_MAX" atom string spawned spawned_string alloc; done
+  for c in $MINI_CONFIGS; do flood_one "$c" "$FLOOD_MAX" cold_atom atom string spawned spawned_string alloc; done
   for c in $ERL_FLOOD_CONFIGS; do
     [ $HAVE_ERL = 1 ] || break
-    flood_one "$c" "$FLOOD_MAX" atom string spawned spawned_string
+    flood_one "$c" "$FLOOD_MAX" cold_atom atom string spawned spawned_string
     flood_one "$c" "$ERL_ALLOC_MAX" alloc
   done
 fi
