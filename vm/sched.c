@@ -63,6 +63,10 @@ struct Scheduler {
     Process *seen_runnext;
     Scheduler *seen_victim;
     uint64_t seen_since;
+    /* as a thief: the victim whose ring it last saw holding lone work, and
+     * since when it has seen it so at every look */
+    Scheduler *lone_victim;
+    uint64_t lone_since;
     SWord chain_reds;                /* reductions used by the runnext chain */
     pthread_t thread;
     pthread_cond_t wake;
@@ -185,13 +189,25 @@ static Process *runq_get(Scheduler *s) {
     }
 }
 
-/* Takes half of victim's ring into thief's ring; returns one to run now.
- * With take_runnext, a runnext that has waited past the grace period too. */
 /* Lone work — a single queued process, or a runnext — is about to run where
  * it is; moving it costs a cross-core migration and usually breaks up a
  * conversation (a process just spawned or woken tends to talk to the one
- * that made it runnable). A thief takes it only after seeing the same process
- * there for RUNNEXT_GRACE_US, timed by the thief, not the owner. */
+ * that made it runnable). A thief takes a runnext only after seeing the same
+ * process there for RUNNEXT_GRACE_US, timed by the thief, not the owner.
+ * A single queued process is taken once the victim's ring has held work at
+ * every look for that long, whichever process it was: two busy chains on one
+ * scheduler (two rings, say) take turns in the one queued slot, each slice a
+ * different process, yet the other core has been idle all along. */
+static int lone_queued_ready(Scheduler *thief, Scheduler *victim) {
+    uint64_t now = timer_now_us();
+    if (thief->lone_victim != victim) {
+        thief->lone_victim = victim;
+        thief->lone_since = now;
+        return 0;
+    }
+    return now - thief->lone_since > RUNNEXT_GRACE_US;
+}
+
 static int lone_ready(Scheduler *thief, Scheduler *victim, Process *p) {
     uint64_t now = timer_now_us();
     if (thief->seen_runnext != p || thief->seen_victim != victim) {
@@ -203,19 +219,22 @@ static int lone_ready(Scheduler *thief, Scheduler *victim, Process *p) {
     return now - thief->seen_since > RUNNEXT_GRACE_US;
 }
 
+/* Takes half of victim's ring into thief's ring; returns one to run now.
+ * With take_lone, lone work that has waited past the grace period too. */
 static Process *runq_steal(Scheduler *thief, Scheduler *victim, int take_lone) {
     for (;;) {
         uint32_t h = atomic_load_explicit(&victim->head, memory_order_acquire);
         uint32_t t = atomic_load_explicit(&victim->tail, memory_order_acquire);
         uint32_t n = t - h;
         if (n == 0 || n > RUNQ_SIZE) {
-            if (n == 0) break;
+            if (n == 0) {
+                if (thief->lone_victim == victim) thief->lone_victim = NULL;
+                break;
+            }
             continue;                            /* inconsistent snapshot */
         }
-        if (n == 1) {
-            Process *only = atomic_load_explicit(&victim->ring[h % RUNQ_SIZE], memory_order_relaxed);
-            if (!take_lone || !lone_ready(thief, victim, only)) return NULL;
-        }
+        if (n == 1 && (!take_lone || !lone_queued_ready(thief, victim)))
+            return NULL;
         n -= n / 2;
         uint32_t tt = atomic_load_explicit(&thief->tail, memory_order_relaxed);
         for (uint32_t i = 0; i < n; i++) {
@@ -229,6 +248,7 @@ static Process *runq_steal(Scheduler *thief, Scheduler *victim, int take_lone) {
         Process *run = atomic_load_explicit(&thief->ring[(tt + n - 1) % RUNQ_SIZE], memory_order_relaxed);
         atomic_store_explicit(&thief->tail, tt + n - 1, memory_order_release);
         thief->seen_runnext = NULL;
+        thief->lone_victim = NULL;
         return run;
     }
     /* only a runnext left */
@@ -422,6 +442,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
     }
     s->sleeping = 1;
     s->woken = 0;
+    s->lone_victim = NULL;      /* "at every look": none while asleep */
     atomic_fetch_add(&nsleeping, 1);
     if (wait < 0) {
         while (!s->woken) pthread_cond_wait(&s->wake, &idle_lock);
