@@ -143,7 +143,7 @@ static const struct { const char *name; int arity, op, old; } type_tests[] = {
     {"is_function", 1, OP_is_function, 0}, {"function", 1, OP_is_function, 1},
     {"is_function", 2, OP_is_function2, 0},
     {"is_binary", 1, OP_is_binary, 0}, {"binary", 1, OP_is_binary, 1},
-    {"is_bitstring", 1, OP_is_binary, 0},
+    {"is_bitstring", 1, OP_is_bitstring, 0},
     {"is_map", 1, OP_is_map, 0},
 };
 

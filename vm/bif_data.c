@@ -48,9 +48,9 @@ Term bif_tuple_size_1(Process *p, Term *args) {
     return make_small(tuple_arity(args[0]));
 }
 
-/* size/1: tuples, and binaries (their byte size) */
+/* size/1: tuples, and bitstrings (their whole bytes, as OTP) */
 Term bif_size_1(Process *p, Term *args) {
-    if (is_binary(args[0])) return make_small((SWord)bin_size(args[0]));
+    if (is_bitstring(args[0])) return make_small((SWord)(bin_bit_size(args[0]) / 8));
     if (!is_tuple(args[0])) BIF_ERROR(p, AM_badarg);
     return make_small(tuple_arity(args[0]));
 }
