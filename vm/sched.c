@@ -43,7 +43,7 @@
 
 #define MAX_SCHEDULERS 64
 #define RUNQ_SIZE 256                /* a power of two */
-#define SPIN_ROUNDS 2000             /* steal attempts before sleeping (~tens of µs) */
+#define SPIN_ROUNDS 2000             /* steal attempts before sleeping (~1 ms) */
 #define RUNNEXT_GRACE_US 200          /* lone work may be stolen after this long: longer
                                         than a spawn or a message hop takes, even
                                         the first one (page faults), or a
@@ -55,6 +55,8 @@
 struct Scheduler {
     _Alignas(64) _Atomic uint32_t head; /* next slot to take (owner and thieves) */
     _Atomic uint32_t tail;           /* next free slot (owner only writes) */
+    _Atomic int lone_streak;         /* picks from the ring in a row that left
+                                        work queued behind (owner writes) */
     _Alignas(64) _Atomic(Process *) runnext;
     _Alignas(64) _Atomic(Process *) ring[RUNQ_SIZE];
     _Alignas(64) int id;
@@ -63,10 +65,6 @@ struct Scheduler {
     Process *seen_runnext;
     Scheduler *seen_victim;
     uint64_t seen_since;
-    /* as a thief: the victim whose ring it last saw holding lone work, and
-     * since when it has seen it so at every look */
-    Scheduler *lone_victim;
-    uint64_t lone_since;
     SWord chain_reds;                /* reductions used by the runnext chain */
     pthread_t thread;
     pthread_cond_t wake;
@@ -194,18 +192,16 @@ static Process *runq_get(Scheduler *s) {
  * conversation (a process just spawned or woken tends to talk to the one
  * that made it runnable). A thief takes a runnext only after seeing the same
  * process there for RUNNEXT_GRACE_US, timed by the thief, not the owner.
- * A single queued process is taken once the victim's ring has held work at
- * every look for that long, whichever process it was: two busy chains on one
- * scheduler (two rings, say) take turns in the one queued slot, each slice a
- * different process, yet the other core has been idle all along. */
-static int lone_queued_ready(Scheduler *thief, Scheduler *victim) {
-    uint64_t now = timer_now_us();
-    if (thief->lone_victim != victim) {
-        thief->lone_victim = victim;
-        thief->lone_since = now;
-        return 0;
-    }
-    return now - thief->lone_since > RUNNEXT_GRACE_US;
+ * A single queued process is taken once its owner has picked from its ring
+ * LONE_STREAK times in a row and left work behind each time, whichever
+ * process it was: two busy chains on one scheduler (two rings, say) take
+ * turns in the one queued slot, a different process each slice, and never
+ * leave the ring empty, while a ring's LED, displaced from runnext, sits
+ * there only until the next pick. The owner counts (lone_streak), so the
+ * thief needs no clock and no memory of what it saw. */
+#define LONE_STREAK 2
+static int lone_queued_ready(Scheduler *victim) {
+    return atomic_load_explicit(&victim->lone_streak, memory_order_relaxed) >= LONE_STREAK;
 }
 
 static int lone_ready(Scheduler *thief, Scheduler *victim, Process *p) {
@@ -227,13 +223,10 @@ static Process *runq_steal(Scheduler *thief, Scheduler *victim, int take_lone) {
         uint32_t t = atomic_load_explicit(&victim->tail, memory_order_acquire);
         uint32_t n = t - h;
         if (n == 0 || n > RUNQ_SIZE) {
-            if (n == 0) {
-                if (thief->lone_victim == victim) thief->lone_victim = NULL;
-                break;
-            }
+            if (n == 0) break;
             continue;                            /* inconsistent snapshot */
         }
-        if (n == 1 && (!take_lone || !lone_queued_ready(thief, victim)))
+        if (n == 1 && !lone_queued_ready(victim))
             return NULL;
         n -= n / 2;
         uint32_t tt = atomic_load_explicit(&thief->tail, memory_order_relaxed);
@@ -248,7 +241,6 @@ static Process *runq_steal(Scheduler *thief, Scheduler *victim, int take_lone) {
         Process *run = atomic_load_explicit(&thief->ring[(tt + n - 1) % RUNQ_SIZE], memory_order_relaxed);
         atomic_store_explicit(&thief->tail, tt + n - 1, memory_order_release);
         thief->seen_runnext = NULL;
-        thief->lone_victim = NULL;
         return run;
     }
     /* only a runnext left */
@@ -347,8 +339,15 @@ static Process *find_local(Scheduler *s, SWord *budget) {
     }
     s->chain_reds = 0;
     if ((p = runq_get(s))) {
-        /* more is queued behind it: work another core could be doing */
-        if (runq_length(s) > 0) wake_idle();
+        /* More is queued behind it: work another core could be doing. One
+         * process left behind is often about to run here anyway (a ring's
+         * LED, displaced from runnext); only when one is left behind pick
+         * after pick (two rings taking turns) is it worth a wake-up. */
+        uint32_t left = runq_length(s);
+        int streak = left == 0 ? 0 : atomic_load_explicit(&s->lone_streak, memory_order_relaxed) + 1;
+        if (streak > LONE_STREAK) streak = LONE_STREAK;
+        atomic_store_explicit(&s->lone_streak, streak, memory_order_relaxed);
+        if (left >= SURPLUS || streak >= LONE_STREAK) wake_idle();
         return p;
     }
     return global_get(PRIO_LOW);
@@ -368,10 +367,14 @@ static Process *steal(Scheduler *s, int take_lone) {
     return NULL;
 }
 
-static int any_work(void) {
-    if (atomic_load(&global_count) > 0) return 1;
+/* Work that s could take: queued anywhere, or in s's own runnext (a timer
+ * fired on this thread may have put it there). Another scheduler's runnext
+ * is not: its owner is awake and runs it next, and counting it kept an idle
+ * scheduler spinning for as long as a ring's token circled on another. */
+static int any_work(Scheduler *s) {
+    if (atomic_load(&global_count) > 0 || atomic_load(&s->runnext)) return 1;
     for (int i = 0; i < nscheds; i++)
-        if (runq_length(&schedulers[i]) > 0 || atomic_load(&schedulers[i].runnext)) return 1;
+        if (runq_length(&schedulers[i]) > 0) return 1;
     return 0;
 }
 
@@ -428,7 +431,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
     if (timer_fire_due() > 0) return NULL;
 
     pthread_mutex_lock(&idle_lock);
-    if ((!offline && any_work()) || atomic_load(&finished)) { pthread_mutex_unlock(&idle_lock); return NULL; }
+    if ((!offline && any_work(s)) || atomic_load(&finished)) { pthread_mutex_unlock(&idle_lock); return NULL; }
     int64_t wait = timer_next_due();
     int others_awake = nscheds - 1 - atomic_load(&nsleeping);
     if (wait < 0 && others_awake == 0 && s->id < atomic_load(&nonline) &&
@@ -442,7 +445,6 @@ static Process *idle(Scheduler *s, SWord *budget) {
     }
     s->sleeping = 1;
     s->woken = 0;
-    s->lone_victim = NULL;      /* "at every look": none while asleep */
     atomic_fetch_add(&nsleeping, 1);
     if (wait < 0) {
         while (!s->woken) pthread_cond_wait(&s->wake, &idle_lock);
