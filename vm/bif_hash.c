@@ -36,36 +36,24 @@
 #include "binary.h"
 #include "map.h"
 #include "module.h"
+#include "jenkins.h"
 
-#define MIX(a, b, c)                   \
-    do {                               \
-        a -= b; a -= c; a ^= (c >> 13); \
-        b -= c; b -= a; b ^= (a << 8);  \
-        c -= a; c -= b; c ^= (b >> 13); \
-        a -= b; a -= c; a ^= (c >> 12); \
-        b -= c; b -= a; b ^= (a << 16); \
-        c -= a; c -= b; c ^= (b >> 5);  \
-        a -= b; a -= c; a ^= (c >> 3);  \
-        b -= c; b -= a; b ^= (a << 10); \
-        c -= a; c -= b; c ^= (b >> 15); \
-    } while (0)
-
-#define HCONST    0x9e3779b9u
-#define HCONST_2  0x3c6ef372u
-#define HCONST_3  0xdaa66d2bu
-#define HCONST_4  0x78dde6e4u
-#define HCONST_5  0x1715609du
-#define HCONST_6  0xb54cda56u
-#define HCONST_7  0x5384540fu
-#define HCONST_9  0x8ff34781u
-#define HCONST_10 0x2e2ac13au
-#define HCONST_11 0xcc623af3u
-#define HCONST_12 0x6a99b4acu
-#define HCONST_13 0x08d12e65u
-#define HCONST_14 0xa708a81eu
-#define HCONST_15 0x454021d7u
-#define HCONST_16 0xe3779b90u
-#define HCONST_19 0xbe1e08bbu
+#define HCONST    JENKINS_HCONST(1)
+#define HCONST_2  JENKINS_HCONST(2)
+#define HCONST_3  JENKINS_HCONST(3)
+#define HCONST_4  JENKINS_HCONST(4)
+#define HCONST_5  JENKINS_HCONST(5)
+#define HCONST_6  JENKINS_HCONST(6)
+#define HCONST_7  JENKINS_HCONST(7)
+#define HCONST_9  JENKINS_HCONST(9)
+#define HCONST_10 JENKINS_HCONST(10)
+#define HCONST_11 JENKINS_HCONST(11)
+#define HCONST_12 JENKINS_HCONST(12)
+#define HCONST_13 JENKINS_HCONST(13)
+#define HCONST_14 JENKINS_HCONST(14)
+#define HCONST_15 JENKINS_HCONST(15)
+#define HCONST_16 JENKINS_HCONST(16)
+#define HCONST_19 JENKINS_HCONST(19)
 
 #define NIL_DEF 2u                     /* OTP's tag_val_def for [] */
 
@@ -73,41 +61,9 @@
     do {                                       \
         uint32_t a_ = (k) + (uint32_t)(e1);    \
         uint32_t b_ = (k) + (uint32_t)(e2);    \
-        MIX(a_, b_, hash);                     \
+        JENKINS_MIX(a_, b_, hash);             \
     } while (0)
 #define HASH1(e, k) HASH2(e, 0, k)
-
-/* Jenkins' lookup2 hash of k[0..length), seeded with initval. */
-static uint32_t block_hash(const unsigned char *k, size_t length, uint32_t initval)
-{
-    uint32_t a = HCONST, b = HCONST, c = initval;
-    size_t len = length;
-    while (len >= 12) {
-        a += k[0] + ((uint32_t)k[1] << 8) + ((uint32_t)k[2] << 16) + ((uint32_t)k[3] << 24);
-        b += k[4] + ((uint32_t)k[5] << 8) + ((uint32_t)k[6] << 16) + ((uint32_t)k[7] << 24);
-        c += k[8] + ((uint32_t)k[9] << 8) + ((uint32_t)k[10] << 16) + ((uint32_t)k[11] << 24);
-        MIX(a, b, c);
-        k += 12;
-        len -= 12;
-    }
-    c += (uint32_t)length;
-    switch (len) {                     /* every case falls through */
-    case 11: c += (uint32_t)k[10] << 24; /* fall through */
-    case 10: c += (uint32_t)k[9] << 16;  /* fall through */
-    case 9:  c += (uint32_t)k[8] << 8;   /* fall through */
-    case 8:  b += (uint32_t)k[7] << 24;  /* fall through */
-    case 7:  b += (uint32_t)k[6] << 16;  /* fall through */
-    case 6:  b += (uint32_t)k[5] << 8;   /* fall through */
-    case 5:  b += k[4];                  /* fall through */
-    case 4:  a += (uint32_t)k[3] << 24;  /* fall through */
-    case 3:  a += (uint32_t)k[2] << 16;  /* fall through */
-    case 2:  a += (uint32_t)k[1] << 8;   /* fall through */
-    case 1:  a += k[0];                  /* fall through */
-    default: break;
-    }
-    MIX(a, b, c);
-    return c;
-}
 
 /* OTP's atom table hash (atom.c: atom_hash): hashpjw over the UTF-8 text,
  * a Latin-1 character (C2/C3 lead byte) counted as its one-byte value. */
@@ -251,7 +207,7 @@ static uint32_t make_hash2(Term term, UWord *work)
                 size_t sz, bits = bin_bit_size(term) % 8;
                 const unsigned char *bytes = bin_bytes(term, &sz);
                 uint32_t con = HCONST_13 + hash;
-                hash = sz == 0 && !bits ? con : block_hash(bytes, sz, con);
+                hash = sz == 0 && !bits ? con : jenkins_block_hash(bytes, sz, con);
                 if (bits)                      /* a bitstring's final bits */
                     HASH2(bits, (uint32_t)bytes[sz] >> (8 - bits), HCONST_15);
                 *work += sz / 16;
