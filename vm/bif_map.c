@@ -112,12 +112,12 @@ Term bif_maps_new_0(Process *p, Term *args) { (void)p; (void)args; return map_em
 
 /* keys (what 0), values (1) or {K, V} pairs (2), in OTP's order for
  * maps:to_list (map.h: key order up to 32 keys, hash-trie order above) */
-static Term to_list(Process *p, Term m, int what) {
+static Term to_list_in(Process *p, Term m, int what, MapWalk how) {
     UWord n = map_size(m);
     if (n == 0) return NIL;
     Term *hp = heap_alloc(p, n * (what == 2 ? 5 : 2));
     const Term *k = map_keys(m), *v = map_vals(m);
-    uint32_t *order = map_walk_order(m, MAP_WALK_LIST);
+    uint32_t *order = map_walk_order(m, how);
     Term l = NIL;
     for (UWord j = n; j-- > 0;) {
         UWord i = map_walk_at(order, j);
@@ -135,6 +135,15 @@ static Term to_list(Process *p, Term m, int what) {
     }
     free(order);
     return l;
+}
+
+static Term to_list(Process *p, Term m, int what) { return to_list_in(p, m, what, MAP_WALK_LIST); }
+
+/* erts_internal:maps_iterator_pairs/1: the pairs in the order OTP's map
+ * iterator visits them (stdlib/maps.mini's fold, iterator, map, ...). */
+Term bif_erts_internal_maps_iterator_pairs_1(Process *p, Term *args) {
+    CHECK_MAP(args[0]);
+    return to_list_in(p, args[0], 2, MAP_WALK_ITER);
 }
 
 Term bif_maps_keys_1(Process *p, Term *args) { CHECK_MAP(args[0]); return to_list(p, args[0], 0); }
