@@ -79,6 +79,13 @@ static inline size_t gc_stack_size(const Process *p)
  * frees it. heap_frag_free frees a fragment and the rest of its chain. */
 HeapFrag *heap_frag_new(size_t words);
 
+/* A pooled block of HEAP_BARE_BYTES with no fragment header, recycled like
+ * message fragments (the record of a message whose term is an immediate:
+ * a flood of atoms is a million of them). NULL when out of memory. */
+#define HEAP_BARE_BYTES 32
+void *heap_bare_new(void);
+void heap_bare_free(void *b);
+
 /* The message arena (heap.c): the address range holding every pooled small
  * block, in chunks of ARENA_CHUNK_BYTES aligned to their size. heap_arena_lo
  * is 0 until the first chunk is made (or for good, if the range could not be

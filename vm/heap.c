@@ -63,6 +63,15 @@ static void out_of_memory(size_t words)
 #define FRAG_BATCH 256
 #define NCLASSES 4
 static const size_t class_words[NCLASSES] = { 4, 6, 10, 16 };
+/* One more pool holds bare blocks with no fragment header: the record of a
+ * message whose term is an immediate (heap_bare_new). */
+#define BARE NCLASSES
+#define NPOOLS (NCLASSES + 1)
+
+static size_t pool_block_bytes(int c)
+{
+    return c == BARE ? HEAP_BARE_BYTES : sizeof(HeapFrag) + class_words[c] * sizeof(Term);
+}
 
 #define ARENA_BYTES ((size_t)16 << 30)   /* address space only: PROT_NONE */
 #define CHUNK_HEADER 64                  /* bytes before the first block */
@@ -117,11 +126,12 @@ typedef struct {
     int nbatches;
 } FragPool;
 
-static __thread HeapFrag *frag_free[NCLASSES];   /* this thread's lists */
-static __thread int frag_nfree[NCLASSES];
-static FragPool pools[NCLASSES] = {
+static __thread HeapFrag *frag_free[NPOOLS];     /* this thread's lists */
+static __thread int frag_nfree[NPOOLS];
+static FragPool pools[NPOOLS] = {
     { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER },
-    { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER } };
+    { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER },
+    { .lock = PTHREAD_MUTEX_INITIALIZER } };
 
 static int class_of_words(size_t words)
 {
@@ -143,7 +153,7 @@ static int refill(int c)
     pthread_mutex_unlock(&pool->lock);
     /* A fresh chunk, cut into batches; the batches beyond the first go to
      * the pool. */
-    size_t len, bytes = sizeof(HeapFrag) + class_words[c] * sizeof(Term);
+    size_t len, bytes = pool_block_bytes(c);
     char *chunk = chunk_map(&len);
     if (!chunk)
         return 0;
@@ -195,6 +205,21 @@ static void free_small(int c, HeapFrag *f)
         frag_free[c] = batch;
         frag_nfree[c] += FRAG_BATCH;
     }
+}
+
+void *heap_bare_new(void)
+{
+    if (!frag_free[BARE] && !refill(BARE))
+        return NULL;
+    HeapFrag *b = frag_free[BARE];
+    frag_free[BARE] = b->next;
+    frag_nfree[BARE]--;
+    return b;
+}
+
+void heap_bare_free(void *b)
+{
+    free_small(BARE, b);
 }
 
 HeapFrag *heap_frag_new(size_t words)

@@ -94,6 +94,10 @@ static inline int mailbox_has_new(Mailbox *mb) {
     Message *m = atomic_load_explicit(&mb->inbox, memory_order_relaxed);
     return m != NULL && m != MAILBOX_WAITING && m != MAILBOX_CLOSED;
 }
+/* Owner. Is the inbox empty? (Other threads may push at any moment.) */
+static inline int mailbox_inbox_empty(Mailbox *mb) {
+    return atomic_load_explicit(&mb->inbox, memory_order_relaxed) == NULL;
+}
 /* Owner, after waking: clears the waiting mark if still set. */
 void mailbox_stop_waiting(Mailbox *mb);
 /* Owner, when it dies: closes the inbox for good (later pushes fail) and

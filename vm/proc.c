@@ -53,12 +53,20 @@ UWord proc_count(void) { return (UWord)atomic_load(&live_count); }
 
 /* ---- messages ---- */
 
+_Static_assert(MESSAGE_PLAIN_BYTES <= HEAP_BARE_BYTES, "a plain record fits a bare block");
 #define WORDS_OF(bytes) (((bytes) + sizeof(Term) - 1) / sizeof(Term))
 
 /* A record for a message of `kind` with room for `words` words of term data.
  * Only signals get the from and ref words (mailbox.h). */
 static Message *message_alloc_kind(size_t words, int kind) {
     size_t bytes = kind == MSG_PLAIN ? MESSAGE_PLAIN_BYTES : sizeof(Message);
+    if (words == 0 && kind == MSG_PLAIN) {
+        /* an immediate: the record alone, no fragment */
+        Message *m = heap_bare_new();
+        if (!m) { fprintf(stderr, "mini: out of memory for a message\n"); abort(); }
+        memset(m, 0, bytes);
+        return m;
+    }
     HeapFrag *f = heap_frag_new(words + WORDS_OF(bytes));
     if (!f) { fprintf(stderr, "mini: out of memory for a message\n"); abort(); }
     f->used = words;
@@ -73,13 +81,14 @@ static Message *message_alloc_kind(size_t words, int kind) {
 static Message *message_copy_kind(Term t, int kind) {
     size_t n = copy_size(t);
     Message *m = message_alloc_kind(n, kind);
-    m->term = copy_term(t, m->frag->mem);
+    m->term = m->frag ? copy_term(t, m->frag->mem) : t;
     return m;
 }
 
 Message *proc_signal_copy(Term t, int kind) { return message_copy_kind(t, kind); }
 
 void proc_message_free(Message *m) {
+    if (!m->frag) { heap_bare_free(m); return; }
     /* binaries: an unreceived message drops its references to shared bytes */
     binary_release_region(m->frag->mem, m->frag->mem + m->frag->used);
     heap_frag_free(m->frag);
@@ -208,10 +217,14 @@ int proc_deliver(Term pid, Message *m) {
 
 UWord proc_send(Process *from, Term pid, Term msg) {
     Message *m = message_copy_kind(msg, MSG_PLAIN);
-    UWord words = m->frag->used;
+    UWord words = m->frag ? m->frag->used : 0;
     if (from && pid == from->pid) {
-        /* to oneself: no lookup, and nobody to wake (we are running) */
-        mailbox_push(&from->mbox, m);
+        /* To oneself: no lookup, and nobody to wake (we are running). With
+         * nothing in the inbox, straight onto the private queue: the order
+         * is the same as pushing and draining, and a flood of self-sends
+         * then costs no atomic operation and no pass to reverse the inbox. */
+        if (mailbox_inbox_empty(&from->mbox)) mailbox_append(&from->mbox, m);
+        else mailbox_push(&from->mbox, m);
     } else {
         proc_deliver(pid, m);
     }
