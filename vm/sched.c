@@ -199,7 +199,7 @@ static Process *runq_get(Scheduler *s) {
  * leave the ring empty, while a ring's LED, displaced from runnext, sits
  * there only until the next pick. The owner counts (lone_streak), so the
  * thief needs no clock and no memory of what it saw. */
-#define LONE_STREAK 2
+#define LONE_STREAK 3
 static int lone_queued_ready(Scheduler *victim) {
     return atomic_load_explicit(&victim->lone_streak, memory_order_relaxed) >= LONE_STREAK;
 }
@@ -339,15 +339,18 @@ static Process *find_local(Scheduler *s, SWord *budget) {
     }
     s->chain_reds = 0;
     if ((p = runq_get(s))) {
-        /* More is queued behind it: work another core could be doing. One
-         * process left behind is often about to run here anyway (a ring's
-         * LED, displaced from runnext); only when one is left behind pick
-         * after pick (two rings taking turns) is it worth a wake-up. */
+        /* More is queued behind it: work another core could be doing. What
+         * is left behind is often about to run here anyway (a ring's LED,
+         * displaced from runnext, and the ring's head, preempted: they run
+         * in a moment and the ring empties again); only when work is left
+         * behind pick after pick (two rings taking turns, a crowd of
+         * runnable processes) is it worth a wake-up. New work queued in
+         * numbers wakes a sleeper at once (make_runnable). */
         uint32_t left = runq_length(s);
         int streak = left == 0 ? 0 : atomic_load_explicit(&s->lone_streak, memory_order_relaxed) + 1;
         if (streak > LONE_STREAK) streak = LONE_STREAK;
         atomic_store_explicit(&s->lone_streak, streak, memory_order_relaxed);
-        if (left >= SURPLUS || streak >= LONE_STREAK) wake_idle();
+        if (streak >= LONE_STREAK) wake_idle();
         return p;
     }
     return global_get(PRIO_LOW);
@@ -513,7 +516,10 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
     p->waiting = r == RUN_WAIT;
     switch (r) {
     case RUN_YIELD:
-        make_runnable(s, p);
+        /* back in the queue, but no new work: it was running a moment ago,
+         * so it is no reason to wake anyone (find_local's streak is) */
+        if (p->prio == PRIO_NORMAL && is_online(s)) runq_put(s, p);
+        else make_runnable(s, p);
         break;
     case RUN_WAIT:
         /* the last touch: after this another scheduler may own p */
