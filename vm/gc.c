@@ -75,6 +75,9 @@
  * even when there is room: their memory is only given back by a collection. */
 #define FRAG_PRESSURE_DIVISOR 1
 
+/* words: the smallest young block once a process has collected (above) */
+#define GC_GROWN_MIN_HEAP 233
+
 typedef struct FragRange {
     uintptr_t lo, hi, end;         /* mem, mem + used, mem + size */
 } FragRange;
@@ -456,6 +459,13 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
         upper += old_used;
         upper += upper / 3;
     }
+    /* A process that collects at all gets Erlang's smallest heap (233
+     * words) from its first collection on: a 55-word heap that fills again
+     * within a few dozen allocations makes the fixed cost of a collection
+     * the main cost of a loop. One that never collects (most idle
+     * processes) keeps its 55 words. */
+    if (p->min_heap_size < GC_GROWN_MIN_HEAP)
+        p->min_heap_size = GC_GROWN_MIN_HEAP;
     size_t size = gc_next_heap_size(upper);
     if (size < p->min_heap_size)
         size = p->min_heap_size;
