@@ -341,6 +341,37 @@ Module *parse_module(const char *file, const char *src, size_t len)
     return m;
 }
 
+static void diag_discard(void *ctx, int line, int col, const char *msg)
+{
+    (void)ctx; (void)line; (void)col; (void)msg;
+}
+
+size_t exprs_first_end(const char *src, size_t len)
+{
+    void (*hook)(void *, int, int, const char *) = diag_hook;
+    void *hook_ctx = diag_hook_ctx;
+    diag_hook = diag_discard;               /* a lexical error is parse_exprs' to report */
+    Source s = { .file = "", .src = src, .len = len, .quiet_eof = 1 };
+    TokVec tv = {0};
+    int ok = lex_source(&s, &tv);
+    diag_hook = hook;
+    diag_hook_ctx = hook_ctx;
+    if (!ok || s.incomplete) return 0;
+    int i = 0;
+    while (i < tv.n && tv.v[i].kind != T_DOT && tv.v[i].kind != 0) i++;
+    if (i + 1 >= tv.n || tv.v[i].kind != T_DOT || tv.v[i + 1].kind == 0) return 0;
+    /* the dot's end (line, column in characters) as a byte offset */
+    int line = 1, col = 1;
+    size_t off = 0;
+    while (off < len && (line < tv.v[i].eline || col < tv.v[i].ecol)) {
+        unsigned char c = (unsigned char)src[off++];
+        if (c == '\n') { line++; col = 1; }
+        else if ((c & 0xC0) != 0x80) col++;
+    }
+    while (off < len && ((unsigned char)src[off] & 0xC0) == 0x80) off++;
+    return off;
+}
+
 Expr **parse_exprs(const char *file, const char *src, size_t len, int *nexprs,
                    int *incomplete)
 {

@@ -197,6 +197,21 @@ static Term special_command(Process *p, Expr **es, int n) {
     return 0;
 }
 
+/* erlang:'$shell_split'(Text) -> {First, Rest} when Text holds more than
+ * one expression sequence (`X = 1. Y = X + 1.`), else whole: the shell runs
+ * First and then reads Rest as if typed at the next prompt, as erl does. */
+Term bif_shell_split_1(Process *p, Term *args) {
+    OutBuf src;
+    ob_init(&src);
+    if (shell_list_to_text(args[0], &src) < 0) { ob_free(&src); BIF_ERROR(p, AM_badarg); }
+    size_t end = exprs_first_end(src.buf, src.len);
+    Term r = end == 0 ? atom_intern_cstr("whole")
+                      : tuple2(p, shell_text_to_list(p, src.buf, end),
+                               shell_text_to_list(p, src.buf + end, src.len - end));
+    ob_free(&src);
+    return r;
+}
+
 /* erlang:'$shell_compile'(Text, BoundNames) ->
  *     incomplete | {error, Text} (syntax: the command number stays) |
  *     {lint_error, Text} (the number advances, as erl's) |
