@@ -79,6 +79,9 @@ static inline size_t gc_stack_size(const Process *p)
  * frees it. heap_frag_free frees a fragment and the rest of its chain. */
 HeapFrag *heap_frag_new(size_t words);
 
+/* Sets the C allocator's policy for process memory; main() calls it first. */
+void heap_init(void);
+
 /* A pooled block of HEAP_BARE_BYTES with no fragment header, recycled like
  * message fragments (the record of a message whose term is an immediate:
  * a flood of atoms is a million of them). NULL when out of memory. */

@@ -17,6 +17,7 @@
  * collect has no way to back out (the emulator's gc_ensure, by contrast,
  * reports a failed collection by leaving too little room, see gc.h).
  */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,21 @@
 /* A fresh fragment has at least this many words, so that a BIF building a
  * list cell by cell does not make one malloc per cell. */
 #define FRAG_MIN_WORDS 64
+
+/* Young blocks come and go with every collection, often megabytes at a
+ * time. By default glibc maps blocks over 128 KiB (its threshold then
+ * adapts) with mmap and unmaps them when freed, so a growing process met
+ * fresh pages at every collection, and on the VMs we run on the first write
+ * to a fresh page costs 7-13 us (bench/pagetouch.c): that was a third of
+ * lists_bench's time. Blocks up to glibc's largest threshold (32 MiB) now
+ * come from the arenas and stay there when freed, for the next collection
+ * (as Erlang's allocators keep their carriers). */
+void heap_init(void)
+{
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    mallopt(M_TOP_PAD, 16 << 20);
+}
 
 static void out_of_memory(size_t words)
 {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "atom.h"
+#include "gc.h"
 #include "term_build.h"
 #include "bif.h"
 #include "emulator.h"
@@ -136,6 +137,7 @@ static int run_file(const char *file, int show_code, int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    heap_init();
     GC_INIT();
     atom_init();
     timer_init();
