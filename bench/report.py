@@ -24,13 +24,24 @@ def load(path):
         lines = [l for l in f if l.strip()]
     header = [l[2:].rstrip() for l in lines if l.startswith("#")]
     for r in csv.DictReader(l for l in lines if not l.startswith("#")):
-        rows[(r["workload"], r["param"], r["config"])].append(r["value"])
+        rows[(r["workload"], r["param"], r["config"])].append((r["run"], r["value"]))
     return header, rows
 
 
 class Data:
-    def __init__(self, rows):
-        self.rows = rows
+    def __init__(self, runs):
+        self.runs = runs                     # (w, p, c) -> [(run, value)]
+        self.rows = {k: [v for _r, v in rv] for k, rv in runs.items()}
+
+    def run_ratio(self, w, p_hi, p_lo, c):
+        """median over runs of value(p_hi) / value(p_lo) taken in the same
+        run (one VM process): a machine whose speed changes from one run to
+        the next then cannot pair a fast run's small size with a slow run's
+        large one"""
+        hi = {r: float(v) for r, v in self.runs.get((w, str(p_hi), c), []) if is_num(v)}
+        lo = {r: float(v) for r, v in self.runs.get((w, str(p_lo), c), []) if is_num(v)}
+        rs = [hi[r] / lo[r] for r in hi if r in lo and lo[r] > 0]
+        return statistics.median(rs) if rs else None
 
     def med(self, w, p, c):
         """median of the numeric runs, or None"""
@@ -281,15 +292,17 @@ def report(header, d):
             P(table(["N"] + [NAMES[c] for c in cs], rows))
             P("")
             for c in cs:
-                lo, hi = d.med("flood", "%s:%d" % (v, sizes[0]), c), d.med("flood", "%s:%d" % (v, sizes[-1]), c)
-                if lo is None or hi is None:
+                hi = d.med("flood", "%s:%d" % (v, sizes[-1]), c)
+                r = d.run_ratio("flood", "%s:%d" % (v, sizes[-1]), "%s:%d" % (v, sizes[0]), c)
+                if r is None or hi is None:
                     continue
-                summary.append([v, NAMES[c], "%d..%d" % (sizes[0], sizes[-1]), ratio(hi, lo, "{:.1f}"),
+                summary.append([v, NAMES[c], "%d..%d" % (sizes[0], sizes[-1]), "{:.1f}".format(r),
                                 "{:.0f}".format(hi * 1e3 / sizes[-1]),
                                 "%s → %s" % (fmt_or_dash(d.med("flood_gc", "%s:%d" % (v, sizes[0]), c)),
                                              fmt_or_dash(d.med("flood_gc", "%s:%d" % (v, sizes[-1]), c))),
                                 ])
-        P("**flood summary** (linear growth is t(max)/t(min) = max/min, e.g. 64 for 10k..640k)\n")
+        P("**flood summary** (linear growth is t(max)/t(min) = max/min, e.g. 64 for 10k..640k; "
+          "t(max)/t(min) is the median over runs of the ratio within each run)\n")
         P(table(["variant", "config", "N range", "t(max)/t(min)", "ns/msg at max", "GCs at min → max"], summary))
         P("")
         P("cold_atom is the atom flood without the warm-up, as the first thing the VM "
@@ -300,9 +313,10 @@ def report(header, d):
             if v.startswith("cold_"):
                 continue
             for c in MINI:
-                lo, hi = d.med("flood", v + ":10000", c), d.med("flood", v + ":640000", c)
-                if lo is not None and hi is not None:
-                    worst.append((hi / lo, v, c))
+                r = d.run_ratio("flood", v + ":640000", v + ":10000", c)
+                hi = d.med("flood", v + ":640000", c)
+                if r is not None and hi is not None:
+                    worst.append((r, v, c))
                     worst_ns.append((hi * 1e3 / 640000, v, c))
                 g_lo, g_hi = d.med("flood_gc", v + ":10000", c), d.med("flood_gc", v + ":640000", c)
                 if g_lo is not None and g_hi is not None:
