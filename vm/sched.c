@@ -195,10 +195,11 @@ static Process *runq_get(Scheduler *s) {
  * A single queued process is taken once its owner has picked from its ring
  * LONE_STREAK times in a row and left work behind each time, whichever
  * process it was: two busy chains on one scheduler (two rings, say) take
- * turns in the one queued slot, a different process each slice, and never
- * leave the ring empty, while a ring's LED, displaced from runnext, sits
- * there only until the next pick. The owner counts (lone_streak), so the
- * thief needs no clock and no memory of what it saw. */
+ * turns in the queue, a different process each slice, and never leave it
+ * empty, while one ring leaves there at most its LED (displaced from
+ * runnext), its head (preempted) and the token's holder, all gone within
+ * three picks. The owner counts (lone_streak), so the thief needs no clock
+ * and no memory of what it saw. */
 #define LONE_STREAK 3
 static int lone_queued_ready(Scheduler *victim) {
     return atomic_load_explicit(&victim->lone_streak, memory_order_relaxed) >= LONE_STREAK;
@@ -215,8 +216,9 @@ static int lone_ready(Scheduler *thief, Scheduler *victim, Process *p) {
     return now - thief->seen_since > RUNNEXT_GRACE_US;
 }
 
-/* Takes half of victim's ring into thief's ring; returns one to run now.
- * With take_lone, lone work that has waited past the grace period too. */
+/* Takes half of victim's ring into thief's ring (a single process only when
+ * lone_queued_ready); returns one to run now. With take_lone, a runnext that
+ * has waited past the grace period too. */
 static Process *runq_steal(Scheduler *thief, Scheduler *victim, int take_lone) {
     for (;;) {
         uint32_t h = atomic_load_explicit(&victim->head, memory_order_acquire);
