@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "binary.h"
+#include "iolist.h"
 #include "arith.h"
 #include "atom.h"
 #include "bif.h"
@@ -856,53 +857,22 @@ static void acc_bitstring(BitAcc *a, Term t)
     if (r) acc_bits(a, s[n] & (0xFF << (8 - r)), (unsigned)r);
 }
 
-/* The iolist walk: bytes and binaries (any bitstrings if `bits`), nested
- * lists, a binary tail. 0, or -1 if t is not such a list. */
+/* The iolist walk (iolist.h): bytes and binaries (any bitstrings if
+ * `bits`). 0, or -1 if t is not such a list. */
+static int leaf_binary(Term t) { return is_binary(t); }
+static int leaf_bitstring(Term t) { return is_bitstring(t); }
+static int acc_byte(void *a, SWord c)
+{
+    if (c < 0 || c > 255) return -1;
+    acc_bits(a, (unsigned)c, 8);
+    return 0;
+}
+static int acc_leaf(void *a, Term b) { acc_bitstring(a, b); return 0; }
+
 static int iolist_walk(BitAcc *a, Term t, int bits)
 {
-    Term small_stack[32];
-    Term *stack = small_stack;
-    size_t sp = 0, cap = 32;
-    int rc = 0;
-    for (;;) {
-        if (is_list(t)) {
-            Term h = list_head(t);
-            if (is_small(h)) {
-                SWord c = small_val(h);
-                if (c < 0 || c > 255) { rc = -1; break; }
-                acc_bits(a, (unsigned)c, 8);
-                t = list_tail(t);
-                continue;
-            }
-            if (bits ? is_bitstring(h) : is_binary(h)) {
-                acc_bitstring(a, h);
-                t = list_tail(t);
-                continue;
-            }
-            if (!is_list(h) && !is_nil(h)) { rc = -1; break; }
-            if (sp == cap) {
-                Term *ns = malloc(2 * cap * sizeof *ns);
-                if (!ns) { fputs("mini: out of memory\n", stderr); abort(); }
-                memcpy(ns, stack, sp * sizeof *ns);
-                if (stack != small_stack) free(stack);
-                stack = ns;
-                cap *= 2;
-            }
-            stack[sp++] = list_tail(t);
-            t = h;
-        } else if (bits ? is_bitstring(t) : is_binary(t)) {
-            acc_bitstring(a, t);
-            t = NIL;
-        } else if (is_nil(t)) {
-            if (sp == 0) break;
-            t = stack[--sp];
-        } else {
-            rc = -1;
-            break;
-        }
-    }
-    if (stack != small_stack) free(stack);
-    return rc;
+    IolistVisitor v = { bits ? leaf_bitstring : leaf_binary, acc_byte, acc_leaf, a };
+    return iolist_visit(t, &v);
 }
 
 int bin_iolist_bytes(OutBuf *b, Term t)

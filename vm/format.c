@@ -5,6 +5,7 @@
 #include "print.h"
 #include "atom.h"
 #include "binary.h"
+#include "iolist.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,44 +14,26 @@
 
 #define NONE (-1L)                   /* "none" for field width / precision */
 
+/* The characters of an iolist-shaped term (iolist.h): integers up to 255,
+ * or any code point with `unicode`, and binaries as binary_chars reads
+ * them. */
+typedef struct { OutBuf *b; int unicode; } CharsOut;
+static int chars_leaf(Term t) { return is_binary(t); }
+static int chars_int(void *ctx, SWord c) {
+    CharsOut *o = ctx;
+    if (c < 0 || c > (o->unicode ? 0x10FFFF : 255)) return -1;
+    print_char(o->b, (UWord)c);
+    return 0;
+}
+static int chars_bin(void *ctx, Term t) {
+    CharsOut *o = ctx;
+    return binary_chars(o->b, t, o->unicode) < 0 ? -1 : 0;
+}
+
 int format_chars(OutBuf *b, Term t, int unicode) {
-    Term small_stack[32];
-    Term *stack = small_stack;
-    size_t sp = 0, cap = 32;
-    int rc = 0;
-    for (;;) {
-        if (is_list(t)) {
-            Term h = list_head(t);
-            if (is_small(h)) {
-                SWord c = small_val(h);
-                if (c < 0 || c > (unicode ? 0x10FFFF : 255)) { rc = -1; break; }
-                print_char(b, (UWord)c);
-                t = list_tail(t);
-            } else if (is_list(h) || is_nil(h)) {
-                if (sp == cap) {
-                    Term *ns = malloc(2 * cap * sizeof *ns);
-                    if (!ns) abort();
-                    memcpy(ns, stack, sp * sizeof *ns);
-                    if (stack != small_stack) free(stack);
-                    stack = ns;
-                    cap *= 2;
-                }
-                stack[sp++] = list_tail(t);
-                t = h;
-            } else if (is_binary(h)) {       /* binaries: binary_chars */
-                if (binary_chars(b, h, unicode) < 0) { rc = -1; break; }
-                t = list_tail(t);
-            } else { rc = -1; break; }
-        } else if (is_nil(t)) {
-            if (sp == 0) break;
-            t = stack[--sp];
-        } else if (is_binary(t)) {           /* a binary tail, or the whole */
-            if (binary_chars(b, t, unicode) < 0) { rc = -1; break; }
-            t = NIL;
-        } else { rc = -1; break; }
-    }
-    if (stack != small_stack) free(stack);
-    return rc;
+    CharsOut o = { b, unicode };
+    IolistVisitor v = { chars_leaf, chars_int, chars_bin, &o };
+    return iolist_visit(t, &v);
 }
 
 /* ---- helpers with OTP's names ---- */
