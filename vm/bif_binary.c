@@ -397,14 +397,24 @@ static int get_opts(Term l, size_t n, Opts *o, int split, int replace)
     return is_nil(l);
 }
 
+/* The arguments every search BIF takes: a binary subject, a pattern (or
+ * patterns) and an option list; 0 for badarg (nothing to free then). */
+static int search_args(Term subj, Term pat, Term optl, int split, int replace,
+                       Pats *ps, Opts *o, const unsigned char **s, size_t *n)
+{
+    if (!is_binary(subj) || !get_pats(pat, ps)) return 0;
+    *s = bin_bytes(subj, n);
+    if (!get_opts(optl, *n, o, split, replace)) { free_pats(ps); return 0; }
+    return 1;
+}
+
 static Term do_match(Process *p, Term subj, Term pat, Term optl)
 {
     Pats ps;
     Opts o;
-    if (!is_binary(subj) || !get_pats(pat, &ps)) BIF_ERROR(p, AM_badarg);
     size_t n;
-    const unsigned char *s = bin_bytes(subj, &n);
-    if (!get_opts(optl, n, &o, 0, 0)) { free_pats(&ps); BIF_ERROR(p, AM_badarg); }
+    const unsigned char *s;
+    if (!search_args(subj, pat, optl, 0, 0, &ps, &o, &s, &n)) BIF_ERROR(p, AM_badarg);
     size_t at, len;
     int found = find(s, o.from, o.to, &ps, &at, &len);
     free_pats(&ps);
@@ -420,10 +430,9 @@ static Term do_matches(Process *p, Term subj, Term pat, Term optl)
 {
     Pats ps;
     Opts o;
-    if (!is_binary(subj) || !get_pats(pat, &ps)) BIF_ERROR(p, AM_badarg);
     size_t n;
-    const unsigned char *s = bin_bytes(subj, &n);
-    if (!get_opts(optl, n, &o, 0, 0)) { free_pats(&ps); BIF_ERROR(p, AM_badarg); }
+    const unsigned char *s;
+    if (!search_args(subj, pat, optl, 0, 0, &ps, &o, &s, &n)) BIF_ERROR(p, AM_badarg);
     Term res = NIL, *tail = &res;
     size_t at, len, from = o.from;
     while (find(s, from, o.to, &ps, &at, &len)) {
@@ -446,10 +455,9 @@ static Term do_split(Process *p, Term subj, Term pat, Term optl)
 {
     Pats ps;
     Opts o;
-    if (!is_binary(subj) || !get_pats(pat, &ps)) BIF_ERROR(p, AM_badarg);
     size_t n;
-    const unsigned char *s = bin_bytes(subj, &n);
-    if (!get_opts(optl, n, &o, 1, 0)) { free_pats(&ps); BIF_ERROR(p, AM_badarg); }
+    const unsigned char *s;
+    if (!search_args(subj, pat, optl, 1, 0, &ps, &o, &s, &n)) BIF_ERROR(p, AM_badarg);
     /* the parts, as (offset, length) pairs */
     size_t cap = 8, np = 0, *parts = malloc(2 * cap * sizeof *parts);
     if (!parts) { free_pats(&ps); BIF_ERROR(p, ATOM_TERM(system_limit)); }
@@ -496,11 +504,11 @@ static Term do_replace(Process *p, Term subj, Term pat, Term rep, Term optl)
 {
     Pats ps;
     Opts o;
-    if (!is_binary(subj) || !is_binary(rep) || !get_pats(pat, &ps)) BIF_ERROR(p, AM_badarg);
     size_t n, rn;
-    const unsigned char *s = bin_bytes(subj, &n);
+    const unsigned char *s;
+    if (!is_binary(rep) || !search_args(subj, pat, optl, 0, 1, &ps, &o, &s, &n))
+        BIF_ERROR(p, AM_badarg);
     const unsigned char *r = bin_bytes(rep, &rn);
-    if (!get_opts(optl, n, &o, 0, 1)) { free_pats(&ps); BIF_ERROR(p, AM_badarg); }
     /* insert_replaced positions: an integer or a list of them, within rep */
     size_t nins = 0, *ins = NULL;
     if (o.insert != THE_NON_VALUE) {
