@@ -548,6 +548,53 @@ static void test_sizes_and_reductions(void)
     process_free_memory(p);
 }
 
+/* Small fragments come from the message arena (gc.h): the collector finds
+ * their blocks from addresses and copies only the process's own (marked)
+ * ones. A block not attached to the process -- a message still queued, whose
+ * term a receive is matching -- is left as it is, even if a root points in. */
+static void test_arena_fragments(void)
+{
+    enum { MSGS = GC_STRESS ? 2000 : 20000 };
+    Process *p = process_new_memory(0);
+    p->x[0] = NIL;
+    for (SWord i = 0; i < MSGS; i++) {            /* received: {i, x0} */
+        HeapFrag *f = heap_frag_new(3);
+        Term *t = f->mem;
+        t[0] = make_tuple_header(2);
+        t[1] = make_small(i);
+        t[2] = p->x[0];
+        f->used = 3;
+        heap_attach_frag(p, f);
+        p->x[0] = make_boxed(t);
+    }
+    CHECK(heap_arena_lo != 0);
+    HeapFrag *queued = heap_frag_new(3);          /* not attached */
+    Term *q = queued->mem;
+    q[0] = make_tuple_header(2);
+    q[1] = make_small(-1);
+    q[2] = NIL;
+    queued->used = 3;
+    p->x[1] = make_boxed(q);
+    CHECK((uintptr_t)q - heap_arena_lo < heap_arena_hi - heap_arena_lo);
+    CHECK(heap_arena_frag((uintptr_t)(q + 2)) == queued);
+    gc_full(p, 2);
+    CHECK(p->mbuf == NULL);
+    Term t = p->x[0];
+    int ok = 1;
+    for (SWord i = MSGS - 1; i >= 0; i--) {
+        if (!is_tuple(t) || tuple_elems(t)[0] != make_small(i)) { ok = 0; break; }
+        Term *at = boxed_ptr(t);
+        if ((uintptr_t)at - heap_arena_lo < heap_arena_hi - heap_arena_lo) ok = 0;
+        t = tuple_elems(t)[1];
+    }
+    CHECK(ok && t == NIL);
+    CHECK(p->x[1] == make_boxed(q));              /* left where it is, intact */
+    CHECK(q[0] == make_tuple_header(2) && q[1] == make_small(-1) && q[2] == NIL);
+    CHECK(!(queued->size & FRAG_IN_GC));
+    heap_frag_free(queued);
+    process_free_memory(p);
+}
+
 int main(void)
 {
     test_sizes_and_reductions();
@@ -557,6 +604,7 @@ int main(void)
     test_stack_frames();
     test_deep_tuple_chain();
     test_fragments();
+    test_arena_fragments();
     test_promotion();
     test_growing_generations();
     test_garbage_loop();
