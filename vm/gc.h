@@ -97,7 +97,7 @@ void heap_bare_free(void *b);
  * their size, so that a pointer into another block of the arena (a queued
  * message's, say) is told apart. */
 #define ARENA_CHUNK_BYTES ((size_t)1 << 20)
-#define FRAG_IN_GC ((size_t)1 << (sizeof(size_t) * 8 - 1))
+#define FRAG_IN_GC ((uint32_t)1 << 31)
 extern uintptr_t heap_arena_lo, heap_arena_hi;
 HeapFrag *heap_arena_frag(uintptr_t a);
 void heap_attach_frag(Process *p, HeapFrag *f);

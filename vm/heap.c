@@ -58,10 +58,11 @@ static void out_of_memory(size_t words)
  * allocator of their own, because a message is made on one thread and freed
  * on another, millions of times a second, and malloc and free cost more than
  * the rest of a send. Small blocks come in a few sizes (size classes), fitted
- * to what messages are: an immediate (a plain Message record is 4 words), a
- * short string or cons, a small tuple such as {ping, Pid}, and the rest up to
- * 16 words; a queued message costs its class's bytes, so the classes are
- * tight. For each class a thread takes blocks from
+ * to what messages are: a plain Message record (4 words) plus nothing, a
+ * cons ("x"), a small tuple such as {ping, Pid}, and the rest up to 16 words
+ * (48, 64, 80, 112 and 144 bytes with the 16-byte header); a queued message
+ * costs its class's bytes, so the classes are tight, and the 64-byte class
+ * fills exactly one cache line (chunks and their blocks start 64-aligned). For each class a thread takes blocks from
  * its own free list, else a batch from the class's shared pool, else carves a
  * fresh chunk; a thread that frees keeps blocks on its own list and gives a
  * batch back to the pool when the list grows past two batches, so a producer
@@ -77,8 +78,8 @@ static void out_of_memory(size_t words)
  * mailbox leaves behind. If the range cannot be reserved or fills up, chunks
  * come from plain mmap and the collector looks them up like any fragment. */
 #define FRAG_BATCH 256
-#define NCLASSES 4
-static const size_t class_words[NCLASSES] = { 4, 6, 10, 16 };
+#define NCLASSES 5
+static const size_t class_words[NCLASSES] = { 4, 6, 8, 12, 16 };
 /* One more pool holds bare blocks with no fragment header: the record of a
  * message whose term is an immediate (heap_bare_new). */
 #define BARE NCLASSES
@@ -147,7 +148,7 @@ static __thread int frag_nfree[NPOOLS];
 static FragPool pools[NPOOLS] = {
     { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER },
     { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER },
-    { .lock = PTHREAD_MUTEX_INITIALIZER } };
+    { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER } };
 
 static int class_of_words(size_t words)
 {
@@ -240,7 +241,7 @@ void heap_bare_free(void *b)
 
 HeapFrag *heap_frag_new(size_t words)
 {
-    if (words > (SIZE_MAX - sizeof(HeapFrag)) / sizeof(Term))
+    if (words >= FRAG_MAX_WORDS)
         return NULL;
     HeapFrag *f;
     int c = class_of_words(words);

@@ -37,12 +37,15 @@
                                   and heap) fits in under 1 KB; Erlang starts
                                   at 233. The heap grows by the same sequence. */
 
+/* 16 bytes of header, so that a small message's block (header, term,
+ * record) fits a cache line: a queued string "x" is 64 bytes. */
 typedef struct HeapFrag {
     struct HeapFrag *next;
-    size_t size;               /* words in mem                                */
-    size_t used;               /* words handed out                            */
+    uint32_t size;             /* words in mem (< FRAG_MAX_WORDS)             */
+    uint32_t used;             /* words handed out                            */
     Term mem[];
 } HeapFrag;
+#define FRAG_MAX_WORDS ((size_t)1 << 31)   /* the top bit of size is a mark (gc.h) */
 
 typedef struct GcStats {
     UWord minor, major;        /* number of collections                      */
