@@ -150,16 +150,24 @@ Term bif_maps_keys_1(Process *p, Term *args) { CHECK_MAP(args[0]); return to_lis
 Term bif_maps_values_1(Process *p, Term *args) { CHECK_MAP(args[0]); return to_list(p, args[0], 1); }
 Term bif_maps_to_list_1(Process *p, Term *args) { CHECK_MAP(args[0]); return to_list(p, args[0], 2); }
 
-Term bif_maps_from_list_1(Process *p, Term *args) {
-    long n = list_len(args[0]);
+/* A map of the pairs list l gives: [{K, V}...] when value is THE_NON_VALUE
+ * (maps:from_list), else [K...] each with value (maps:from_keys). */
+static Term map_from_list(Process *p, Term l, Term value) {
+    long n = list_len(l);
     if (n < 0) BIF_ERROR(p, AM_badarg);
     Term *kv = xmalloc(sizeof(Term) * 2 * (size_t)n);
-    long i = 0;
-    for (Term l = args[0]; is_list(l); l = list_tail(l), i++) {
+    for (long i = 0; is_list(l); l = list_tail(l), i++) {
         Term t = list_head(l);
-        if (!is_tuple(t) || tuple_arity(t) != 2) { free(kv); BIF_ERROR(p, AM_badarg); }
-        kv[2 * i] = tuple_elems(t)[0];
-        kv[2 * i + 1] = tuple_elems(t)[1];
+        if (value != THE_NON_VALUE) {
+            kv[2 * i] = t;
+            kv[2 * i + 1] = value;
+        } else if (is_tuple(t) && tuple_arity(t) == 2) {
+            kv[2 * i] = tuple_elems(t)[0];
+            kv[2 * i + 1] = tuple_elems(t)[1];
+        } else {
+            free(kv);
+            BIF_ERROR(p, AM_badarg);
+        }
     }
     Term r = map_put_pairs(p, map_empty(), kv, (size_t)n, 0, NULL);
     free(kv);
@@ -167,19 +175,8 @@ Term bif_maps_from_list_1(Process *p, Term *args) {
     return r;
 }
 
-Term bif_maps_from_keys_2(Process *p, Term *args) {
-    long n = list_len(args[0]);
-    if (n < 0) BIF_ERROR(p, AM_badarg);
-    Term *kv = xmalloc(sizeof(Term) * 2 * (size_t)n);
-    long i = 0;
-    for (Term l = args[0]; is_list(l); l = list_tail(l), i++) {
-        kv[2 * i] = list_head(l);
-        kv[2 * i + 1] = args[1];
-    }
-    Term r = map_put_pairs(p, map_empty(), kv, (size_t)n, 0, NULL);
-    free(kv);
-    return r;
-}
+Term bif_maps_from_list_1(Process *p, Term *args) { return map_from_list(p, args[0], THE_NON_VALUE); }
+Term bif_maps_from_keys_2(Process *p, Term *args) { return map_from_list(p, args[0], args[1]); }
 
 Term bif_maps_merge_2(Process *p, Term *args) {
     CHECK_MAP(args[0]);

@@ -51,8 +51,7 @@ Term exception_class_atom(int cls) {
 }
 
 void emulator_setup_call(Process *p, Export *e, int arity) {
-    (void)arity;
-    p->pc = e->call_stub;
+    p->pc = e->start_code;
     p->cp = normal_exit_code;
     p->arity = arity;
     p->exc_class = 0;

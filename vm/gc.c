@@ -385,11 +385,10 @@ static void copy_pass(Gc *g, Process *p, int live, Term *to, size_t size)
 _Atomic UWord gc_total_collections, gc_total_reclaimed;
 
 /* A collection that cannot get memory leaves the process as it found it. */
-static UWord unmark_frags(Process *p)
+static void unmark_frags(Process *p)
 {
     for (HeapFrag *f = p->mbuf; f; f = f->next)
         f->size &= ~FRAG_IN_GC;
-    return 1;
 }
 
 UWord gc_collect(Process *p, size_t need, int live, int major)
@@ -436,8 +435,10 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     FragRange *frags = NULL;
     if (nfrags) {
         frags = malloc(nfrags * sizeof *frags);
-        if (!frags)
-            return unmark_frags(p);            /* failed: nothing changed */
+        if (!frags) {
+            unmark_frags(p);
+            return 1;                          /* failed: nothing changed */
+        }
         size_t i = 0;
         for (HeapFrag *f = p->mbuf; f; f = f->next) {
             if (f->size & FRAG_IN_GC)
@@ -472,7 +473,8 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     Term *to = alloc_words(size);
     if (!to) {
         free(frags);
-        return unmark_frags(p);                /* failed: nothing changed */
+        unmark_frags(p);
+        return 1;                              /* failed: nothing changed */
     }
 
     Gc g = {0};

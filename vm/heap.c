@@ -224,14 +224,20 @@ static void free_small(int c, HeapFrag *f)
     }
 }
 
+/* A block of pool c from this thread's list, refilled when empty. */
+static HeapFrag *pool_take(int c)
+{
+    if (!frag_free[c] && !refill(c))
+        return NULL;
+    HeapFrag *b = frag_free[c];
+    frag_free[c] = b->next;
+    frag_nfree[c]--;
+    return b;
+}
+
 void *heap_bare_new(void)
 {
-    if (!frag_free[BARE] && !refill(BARE))
-        return NULL;
-    HeapFrag *b = frag_free[BARE];
-    frag_free[BARE] = b->next;
-    frag_nfree[BARE]--;
-    return b;
+    return pool_take(BARE);
 }
 
 void heap_bare_free(void *b)
@@ -246,11 +252,8 @@ HeapFrag *heap_frag_new(size_t words)
     HeapFrag *f;
     int c = class_of_words(words);
     if (c >= 0) {
-        if (!frag_free[c] && !refill(c))
+        if (!(f = pool_take(c)))
             return NULL;
-        f = frag_free[c];
-        frag_free[c] = f->next;
-        frag_nfree[c]--;
         words = class_words[c];
     } else {
         f = malloc(sizeof(HeapFrag) + words * sizeof(Term));

@@ -70,6 +70,20 @@ static int kv_cmp(const void *a, const void *b) {
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* A new map of n keys with a keys tuple of its own, its key and value words
+ * for the caller to fill (in key order) before p collects. */
+static Term map_alloc(Process *p, size_t n, Term **keys, Term **vals)
+{
+    Term *kt = heap_alloc(p, 1 + n + 2 + n);
+    Term *hp = kt + 1 + n;
+    kt[0] = make_tuple_header(n);
+    hp[0] = make_header(n + 1, BOXED_MAP);
+    hp[1] = make_boxed(kt);
+    *keys = kt + 1;
+    *vals = hp + 2;
+    return make_boxed(hp);
+}
+
 Term map_put_pairs(Process *p, Term m, const Term *kv, size_t npairs, int exact, Term *missing) {
     size_t n = map_size(m);
     if (npairs == 0) return m;
@@ -109,21 +123,17 @@ Term map_put_pairs(Process *p, Term m, const Term *kv, size_t npairs, int exact,
             if (term_compare_exact(ok[i], s[j].k) == 0) hp[2 + i] = s[j++].v;
         result = make_boxed(hp);
     } else {
-        Term *kt = heap_alloc(p, 1 + total + 2 + total);
-        Term *hp = kt + 1 + total;
-        kt[0] = make_tuple_header(total);
-        hp[0] = make_header(total + 1, BOXED_MAP);
-        hp[1] = make_boxed(kt);
+        Term *nk, *nv;
+        result = map_alloc(p, total, &nk, &nv);
         size_t o = 0;
         i = j = 0;
         while (i < n || j < ns) {
             int c = i == n ? 1 : j == ns ? -1 : term_compare_exact(ok[i], s[j].k);
-            if (c < 0) { kt[1 + o] = ok[i]; hp[2 + o] = ov[i]; i++; }
-            else if (c > 0) { kt[1 + o] = s[j].k; hp[2 + o] = s[j].v; j++; }
-            else { kt[1 + o] = ok[i]; hp[2 + o] = s[j].v; i++; j++; }
+            if (c < 0) { nk[o] = ok[i]; nv[o] = ov[i]; i++; }
+            else if (c > 0) { nk[o] = s[j].k; nv[o] = s[j].v; j++; }
+            else { nk[o] = ok[i]; nv[o] = s[j].v; i++; j++; }
             o++;
         }
-        result = make_boxed(hp);
     }
     if (s != buf) free(s);
     return result;
@@ -135,15 +145,12 @@ Term map_select(Process *p, Term m, const unsigned char *keep) {
     if (total == n) return m;
     if (total == 0) return map_empty();
     const Term *ok = map_keys(m), *ov = map_vals(m);
-    Term *kt = heap_alloc(p, 1 + total + 2 + total);
-    Term *hp = kt + 1 + total;
-    kt[0] = make_tuple_header(total);
-    hp[0] = make_header(total + 1, BOXED_MAP);
-    hp[1] = make_boxed(kt);
+    Term *nk, *nv;
+    Term r = map_alloc(p, total, &nk, &nv);
     size_t o = 0;
     for (size_t i = 0; i < n; i++)
-        if (keep[i]) { kt[1 + o] = ok[i]; hp[2 + o] = ov[i]; o++; }
-    return make_boxed(hp);
+        if (keep[i]) { nk[o] = ok[i]; nv[o] = ov[i]; o++; }
+    return r;
 }
 
 Term map_remove(Process *p, Term m, Term key) {

@@ -64,9 +64,9 @@ Export *export_get(Term module, Term name, int arity) {
         /* where a process starting in this function begins: written once,
          * before anyone can see the entry */
         const void *const *handlers = emulator_handlers();
-        n->e.call_stub[0] = (Instr)handlers[OP_call_ext_only];
-        n->e.call_stub[1] = (Instr)arity;
-        n->e.call_stub[2] = (Instr)&n->e;
+        n->e.start_code[0] = (Instr)handlers[OP_call_ext_only];
+        n->e.start_code[1] = (Instr)arity;
+        n->e.start_code[2] = (Instr)&n->e;
         n->next = export_buckets[h];
         export_buckets[h] = n;
     }
@@ -232,16 +232,7 @@ int module_ensure_loaded(Term mod) {
     pthread_mutex_lock(&load_lock);
     int ok = module_find(mod) != NULL;
     if (!ok) {
-        size_t len;
-        const char *name = atom_name(mod, &len);
-        int r = -1;
-        if (strchr(name, '/') == NULL) {
-            r = try_dir(".", name, mod);
-            for (int i = 0; r < 0 && i < npaths; i++) r = try_dir(paths[i], name, mod);
-            for (int i = 0; r < 0 && i < 2; i++)
-                if (default_paths[i]) r = try_dir(default_paths[i], name, mod);
-        }
-        ok = r > 0;
+        ok = load_from_path(mod) > 0;
     }
     pthread_mutex_unlock(&load_lock);
     return ok;

@@ -20,7 +20,7 @@ typedef struct Export {
     const Instr *code;             /* entry point, or NULL when not loaded   */
     const struct BifEntry *bif;    /* set for BIFs (code is then NULL)        */
     int special;                   /* EXPORT_APPLY2/3: handled by the emulator */
-    Instr call_stub[3];            /* `call_ext_only arity, this`: where a new
+    Instr start_code[3];           /* `call_ext_only arity, this`: where a new
                                       process starts when it runs this function */
 } Export;
 
