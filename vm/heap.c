@@ -176,7 +176,7 @@ static int refill(int c)
         return 0;
     *(size_t *)chunk = bytes;
     size_t nbatches = (len - CHUNK_HEADER) / bytes / FRAG_BATCH;
-    for (size_t b = 0; b < nbatches; b++) {
+    for (size_t b = nbatches; b-- > 0;) {
         HeapFrag *head = NULL;
         char *base = chunk + CHUNK_HEADER + b * bytes * FRAG_BATCH;
         for (int i = FRAG_BATCH - 1; i >= 0; i--) {
