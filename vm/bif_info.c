@@ -340,8 +340,7 @@ Term bif_garbage_collect_1(Process *p, Term *args) {
         gc_full(p, p->live);       /* args is stale from here on */
         return AM_true;
     }
-    Message *m = proc_signal_copy(NIL, SIG_GC);
-    m->from = p->pid;
+    Message *m = proc_signal_copy(NIL, SIG_GC, p->pid, 0);
     return proc_deliver(args[0], m) == 0 ? AM_true : AM_false;
 }
 

@@ -82,9 +82,10 @@ HeapFrag *heap_frag_new(size_t words);
 /* Sets the C allocator's policy for process memory; main() calls it first. */
 void heap_init(void);
 
-/* A pooled block of HEAP_BARE_BYTES with no fragment header, recycled like
- * message fragments (the record of a message whose term is an immediate:
- * a flood of atoms is a million of them). NULL when out of memory. */
+/* A pooled block of HEAP_BARE_BYTES, recycled like message fragments: a
+ * Message record with no words of its own, for a message whose term is an
+ * immediate (a flood of atoms is a million of them). The caller sets its
+ * size to 0. NULL when out of memory. */
 #define HEAP_BARE_BYTES 32
 void *heap_bare_new(void);
 void heap_bare_free(void *b);

@@ -54,21 +54,20 @@ static void out_of_memory(size_t words)
     abort();
 }
 
-/* Small fragments (most messages: the term and its Message record) have an
- * allocator of their own, because a message is made on one thread and freed
- * on another, millions of times a second, and malloc and free cost more than
- * the rest of a send. Small blocks come in a few sizes (size classes), fitted
- * to what messages are: a plain Message record (4 words) plus nothing, a
- * cons ("x"), a small tuple such as {ping, Pid}, and the rest up to 16 words
- * (48, 64, 80, 112 and 144 bytes with the 16-byte header); a queued message
- * costs its class's bytes, so the classes are tight, and the 64-byte class
- * fills exactly one cache line (chunks and their blocks start 64-aligned). For each class a thread takes blocks from
- * its own free list, else a batch from the class's shared pool, else carves a
- * fresh chunk; a thread that frees keeps blocks on its own list and gives a
- * batch back to the pool when the list grows past two batches, so a producer
- * and a consumer on different threads recycle the same memory. Chunks are
- * never given back (like Erlang's allocator carriers, the memory stays for
- * the next flood).
+/* Small fragments (most messages: a Message record and its term's words are
+ * one block, mailbox.h) have an allocator of their own, because a message is
+ * made on one thread and freed on another, millions of times a second, and
+ * malloc and free cost more than the rest of a send. Small blocks come in a
+ * few sizes (size classes), fitted to what messages are: a cons ("x") or a
+ * signal, a small tuple such as {ping, Pid}, and the rest up to 12 words
+ * (48, 64, 80, 96 and 128 bytes with the 32-byte record); a queued message
+ * costs its class's bytes, so the classes are tight. For each class a thread
+ * takes blocks from its own free list, else a batch from the class's shared
+ * pool, else carves a fresh chunk; a thread that frees keeps blocks on its
+ * own list and gives a batch back to the pool when the list grows past two
+ * batches, so a producer and a consumer on different threads recycle the
+ * same memory. Chunks are never given back (like Erlang's allocator
+ * carriers, the memory stays for the next flood).
  *
  * Chunks live in one reserved range of address space, the message arena
  * (gc.h): each chunk is ARENA_CHUNK_BYTES, aligned to its size, and starts
@@ -79,8 +78,8 @@ static void out_of_memory(size_t words)
  * come from plain mmap and the collector looks them up like any fragment. */
 #define FRAG_BATCH 256
 #define NCLASSES 5
-static const size_t class_words[NCLASSES] = { 4, 6, 8, 12, 16 };
-/* One more pool holds bare blocks with no fragment header: the record of a
+static const size_t class_words[NCLASSES] = { 2, 4, 6, 8, 12 };
+/* One more pool holds bare blocks, a record with no words of its own: a
  * message whose term is an immediate (heap_bare_new). */
 #define BARE NCLASSES
 #define NPOOLS (NCLASSES + 1)

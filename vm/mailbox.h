@@ -24,7 +24,6 @@
 #include <stdint.h>
 #include "term.h"
 
-struct HeapFrag;
 
 /* What travels through an inbox: a message, or a signal that the owner acts
  * on when it drains its inbox (links, monitors, exits, timeouts), so that
@@ -41,20 +40,24 @@ typedef enum {
     SIG_INFO           /* from, ref, term: items; link: 1 for process_info/1 */
 } MessageKind;
 
+/* A message and the words its term was copied into are one block: the
+ * record's four words, then the term's. The record's last two words are a
+ * heap fragment's header, so the block is a HeapFrag (process.h) as it is:
+ * once received it hangs on the receiver's fragment list, `next` linking it
+ * there, and the next collection copies what is live out of it. A queued
+ * string "x" is 48 bytes (the record, a cons); a message whose term is an
+ * immediate is the record alone, a bare 32-byte block with size 0. A
+ * signal's sender and number (sig_from, sig_ref in proc.c) sit just past
+ * its term's words, so messages do not pay for them. */
 typedef struct Message {
-    struct Message *next;
-    Term term;                   /* the message: an immediate or in frag */
-    struct HeapFrag *frag;       /* the fragment holding term (and, as its
-                                    last words, this Message itself)      */
+    Term term;                   /* the message: an immediate or in mem */
     uint32_t kind;               /* MessageKind */
-    uint32_t link;
-    /* Signals only: a plain message's record ends before these two words
-     * (MESSAGE_PLAIN_BYTES), which keeps a queued message small -- a flood
-     * of a million messages is that many records. */
-    Term from;                   /* sender's pid */
-    uint64_t ref;                /* monitor / timer number */
+    uint32_t link;               /* SIG_EXIT, SIG_INFO: see MessageKind */
+    struct Message *next;        /* the queue; received: the fragment list */
+    uint32_t size;               /* words in mem; 0: a bare record */
+    uint32_t used;               /* words of mem the term takes */
+    Term mem[];
 } Message;
-#define MESSAGE_PLAIN_BYTES offsetof(Message, from)
 
 #define MAILBOX_WAITING ((Message *)1)
 #define MAILBOX_CLOSED ((Message *)2)

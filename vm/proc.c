@@ -53,55 +53,84 @@ UWord proc_count(void) { return (UWord)atomic_load(&live_count); }
 
 /* ---- messages ---- */
 
-_Static_assert(MESSAGE_PLAIN_BYTES <= HEAP_BARE_BYTES, "a plain record fits a bare block");
-#define WORDS_OF(bytes) (((bytes) + sizeof(Term) - 1) / sizeof(Term))
+_Static_assert(sizeof(Message) == HEAP_BARE_BYTES, "a bare record is a Message");
 
-/* A record for a message of `kind` with room for `words` words of term data.
- * Only signals get the from and ref words (mailbox.h). */
-static Message *message_alloc_kind(size_t words, int kind) {
-    size_t bytes = kind == MSG_PLAIN ? MESSAGE_PLAIN_BYTES : sizeof(Message);
-    if (words == 0 && kind == MSG_PLAIN) {
-        /* an immediate: the record alone, no fragment */
-        Message *m = heap_bare_new();
-        if (!m) { fprintf(stderr, "mini: out of memory for a message\n"); abort(); }
-        memset(m, 0, bytes);
-        return m;
+/* A signal's sender and number: the two words past its term's (mailbox.h) */
+static Term sig_from(const Message *m) { return m->mem[m->used]; }
+static uint64_t sig_ref(const Message *m) { return (uint64_t)m->mem[m->used + 1]; }
+#define SIG_WORDS 2
+
+static void no_memory(void)
+{
+    fprintf(stderr, "mini: out of memory for a message\n");
+    abort();
+}
+
+/* A plain message with room for `words` words of term data: a fragment, or
+ * a bare record when the term is an immediate. */
+static Message *message_alloc(size_t words) {
+    Message *m;
+    if (words == 0) {
+        if (!(m = heap_bare_new())) no_memory();
+        m->size = 0;
+    } else {
+        if (!(m = heap_frag_new(words))) no_memory();
     }
-    HeapFrag *f = heap_frag_new(words + WORDS_OF(bytes));
-    if (!f) { fprintf(stderr, "mini: out of memory for a message\n"); abort(); }
-    f->used = words;
-    Message *m = (Message *)(f->mem + words);
-    memset(m, 0, bytes);
-    m->frag = f;
+    m->next = NULL;
+    m->used = words;
+    m->kind = MSG_PLAIN;
+    m->link = 0;
+    return m;
+}
+
+/* A signal of `kind` with room for `words` words of term data. */
+static Message *signal_alloc(size_t words, int kind, Term from, uint64_t ref) {
+    Message *m = heap_frag_new(words + SIG_WORDS);
+    if (!m) no_memory();
+    m->next = NULL;
+    m->used = words;
     m->kind = kind;
+    m->link = 0;
+    m->term = NIL;
+    m->mem[words] = from;
+    m->mem[words + 1] = (Term)ref;
     return m;
 }
-#define message_alloc(words) message_alloc_kind(words, MSG_PLAIN)
 
-static Message *message_copy_kind(Term t, int kind) {
+Message *proc_signal_copy(Term t, int kind, Term from, uint64_t ref) {
     size_t n = copy_size(t);
-    Message *m = message_alloc_kind(n, kind);
-    m->term = m->frag ? copy_term(t, m->frag->mem) : t;
+    Message *m = signal_alloc(n, kind, from, ref);
+    m->term = copy_term(t, m->mem);
     return m;
 }
-
-Message *proc_signal_copy(Term t, int kind) { return message_copy_kind(t, kind); }
 
 void proc_message_free(Message *m) {
-    if (!m->frag) { heap_bare_free(m); return; }
+    if (!m->size) { heap_bare_free(m); return; }
     /* binaries: an unreceived message drops its references to shared bytes */
-    binary_release_region(m->frag->mem, m->frag->mem + m->frag->used);
-    heap_frag_free(m->frag);
+    binary_release_region(m->mem, m->mem + m->used);
+    m->next = NULL;                    /* the queue's link, not a fragment list */
+    heap_frag_free(m);
 }
 #define message_free proc_message_free
 
-Message *proc_message_copy(Term t) { return message_copy_kind(t, MSG_PLAIN); }
+/* A received message's block joins p's fragments (see mailbox.h). */
+static void message_attach(Process *p, Message *m) {
+    m->next = NULL;
+    heap_attach_frag(p, m);
+}
+
+Message *proc_message_copy(Term t) {
+    size_t n = copy_size(t);
+    Message *m = message_alloc(n);
+    m->term = n ? copy_term(t, m->mem) : t;
+    return m;
+}
 
 /* {timeout, Ref, Msg}, as erlang:start_timer/3 delivers it */
 Message *proc_message_timeout(uint64_t ref, Term msg) {
     size_t n = copy_size(msg);
     Message *m = message_alloc(n + 4 + REF_WORDS);
-    Term *hp = m->frag->mem;
+    Term *hp = m->mem;
     Term c = copy_term(msg, hp + 4 + REF_WORDS);
     Term r = make_ref_at(hp + 4, ref);
     hp[0] = make_tuple_header(3); hp[1] = ATOM_TERM(timeout); hp[2] = r; hp[3] = c;
@@ -216,8 +245,8 @@ int proc_deliver(Term pid, Message *m) {
 }
 
 UWord proc_send(Process *from, Term pid, Term msg) {
-    Message *m = message_copy_kind(msg, MSG_PLAIN);
-    UWord words = m->frag ? m->frag->used : 0;
+    Message *m = proc_message_copy(msg);
+    UWord words = m->used;
     if (from && pid == from->pid) {
         /* To oneself: no lookup, and nobody to wake (we are running). With
          * nothing in the inbox, straight onto the private queue: the order
@@ -232,26 +261,21 @@ UWord proc_send(Process *from, Term pid, Term msg) {
 }
 
 static int send_signal(Term from, Term to, int kind, uint64_t ref) {
-    Message *m = message_alloc_kind(0, kind);
-    m->term = NIL;
-    m->from = from;
-    m->ref = ref;
-    return proc_deliver(to, m);
+    return proc_deliver(to, signal_alloc(0, kind, from, ref));
 }
 
 /* {'EXIT', From, Reason}: sent as the exit signal itself, so a process that
  * traps exits can queue it as it is. */
 static Message *exit_message(Term from, Term reason, int link) {
     size_t n = copy_size(reason);
-    Message *m = message_alloc_kind(n + 4, SIG_EXIT);
-    Term *hp = m->frag->mem;
+    Message *m = signal_alloc(n + 4, SIG_EXIT, from, 0);
+    Term *hp = m->mem;
     Term r = copy_term(reason, hp + 4);
     hp[0] = make_tuple_header(3);
     hp[1] = ATOM_TERM(EXIT);
     hp[2] = from;
     hp[3] = r;
     m->term = make_boxed(hp);
-    m->from = from;
     m->link = link;
     return m;
 }
@@ -264,7 +288,7 @@ static int send_exit(Term from, Term to, Term reason, int link) {
 static void send_down(Term to, uint64_t ref, Term pid, Term reason) {
     size_t n = copy_size(reason);
     Message *m = message_alloc(n + 6 + REF_WORDS);
-    Term *hp = m->frag->mem;
+    Term *hp = m->mem;
     Term r = copy_term(reason, hp + 6 + REF_WORDS);
     Term rt = make_ref_at(hp + 6, ref);
     hp[0] = make_tuple_header(5);
@@ -274,7 +298,6 @@ static void send_down(Term to, uint64_t ref, Term pid, Term reason) {
     hp[4] = pid;
     hp[5] = r;
     m->term = make_boxed(hp);
-    m->kind = MSG_PLAIN;
     proc_deliver(to, m);
 }
 
@@ -311,9 +334,7 @@ void proc_exit_signal(Process *p, Term pid, Term reason) {
 }
 
 int proc_info_request(Process *p, Term pid, Term items, int all, uint64_t ref) {
-    Message *m = message_copy_kind(items, SIG_INFO);
-    m->from = p->pid;
-    m->ref = ref;
+    Message *m = proc_signal_copy(items, SIG_INFO, p->pid, ref);
     m->link = all;
     return proc_deliver(pid, m);
 }
@@ -324,7 +345,7 @@ static void info_reply(Term to, uint64_t ref, Term info, Process *heap_owner) {
     if (!hp) {
         /* a dying process answers `undefined` from a fragment of its own */
         Message *m = message_alloc(3 + REF_WORDS);
-        hp = m->frag->mem;
+        hp = m->mem;
         Term r = make_ref_at(hp + 3, ref);
         hp[0] = make_tuple_header(2); hp[1] = r; hp[2] = info;
         m->term = make_boxed(hp);
@@ -355,39 +376,39 @@ static int handle_signal(Process *p, Message *m) {
         return 1;
     case SIG_EXIT: {
         Term reason = tuple_elems(m->term)[2];
-        if (m->link && link_index(p, m->from) < 0) break;   /* unlinked meanwhile */
-        if (m->link) link_remove(p, m->from);
+        if (m->link && link_index(p, sig_from(m)) < 0) break;   /* unlinked meanwhile */
+        if (m->link) link_remove(p, sig_from(m));
         if (!m->link && reason == ATOM_TERM(kill)) {
-            heap_attach_frag(p, m->frag);
+            message_attach(p, m);
             die_of(p, ATOM_TERM(killed));
             return 0;
         }
         if (p->trap_exit) return 1;
-        if (reason == ATOM_TERM(normal) && m->from != p->pid) break;
-        heap_attach_frag(p, m->frag);       /* the reason now lives on p's heap */
+        if (reason == ATOM_TERM(normal) && sig_from(m) != p->pid) break;
+        message_attach(p, m);               /* the reason now lives on p's heap */
         die_of(p, reason);
         return 0;
     }
     case SIG_LINK:
-        link_add(p, m->from);
+        link_add(p, sig_from(m));
         break;
     case SIG_UNLINK:
-        link_remove(p, m->from);
+        link_remove(p, sig_from(m));
         break;
     case SIG_MONITOR:
-        monitor_add(p, m->ref, m->from, 0);
+        monitor_add(p, sig_ref(m), sig_from(m), 0);
         break;
     case SIG_DEMONITOR:
-        monitor_remove(p, m->ref, NULL);
+        monitor_remove(p, sig_ref(m), NULL);
         break;
     case SIG_TIMEOUT:
-        if (m->ref == p->wait_ref) p->timed_out = 1;
+        if (sig_ref(m) == p->wait_ref) p->timed_out = 1;
         break;
     case SIG_GC:            /* the scheduler collects: it knows the live registers */
         p->gc_requested = 1;
         break;
     case SIG_INFO:
-        info_reply(m->from, m->ref, info_answer(p, m->term, m->link), p);
+        info_reply(sig_from(m), sig_ref(m), info_answer(p, m->term, m->link), p);
         break;
     }
     message_free(m);
@@ -407,7 +428,7 @@ void proc_drain(Process *p) {
 void proc_remove_message(Process *p) {
     Message *m = mailbox_remove(&p->mbox);
     if (is_immed(m->term)) message_free(m);
-    else heap_attach_frag(p, m->frag);
+    else heap_attach_frag(p, m);         /* mailbox_remove cleared m->next */
 }
 
 /* ---- spawn ---- */
@@ -593,9 +614,9 @@ void proc_exit(Process *p, Term reason, int report) {
     /* no signal can reach us after this; answer the ones that came too late */
     for (Message *m = mailbox_close(&p->mbox), *next; m; m = next) {
         next = m->next;
-        if (m->kind == SIG_LINK) send_exit(p->pid, m->from, reason, 1);
-        else if (m->kind == SIG_MONITOR) send_down(m->from, m->ref, p->pid, reason);
-        else if (m->kind == SIG_INFO) info_reply(m->from, m->ref, ATOM_TERM(undefined), NULL);
+        if (m->kind == SIG_LINK) send_exit(p->pid, sig_from(m), reason, 1);
+        else if (m->kind == SIG_MONITOR) send_down(sig_from(m), sig_ref(m), p->pid, reason);
+        else if (m->kind == SIG_INFO) info_reply(sig_from(m), sig_ref(m), ATOM_TERM(undefined), NULL);
         message_free(m);
     }
     for (int i = 0; i < p->nlinks; i++) send_exit(p->pid, p->links[i], reason, 1);

@@ -38,7 +38,7 @@ UWord proc_send(Process *from, Term pid, Term msg);
 /* Messages built ahead of delivery (timers): a copy of t; {timeout, Ref, Msg}. */
 Message *proc_message_copy(Term t);
 /* The same for a signal of `kind` (MessageKind), with its from and ref. */
-Message *proc_signal_copy(Term t, int kind);
+Message *proc_signal_copy(Term t, int kind, Term from, uint64_t ref);
 Message *proc_message_timeout(uint64_t ref, Term msg);
 void proc_message_free(Message *m);
 /* Pushes m to pid's inbox and wakes it if it waits. 0 if delivered; -1 if

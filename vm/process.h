@@ -37,14 +37,13 @@
                                   and heap) fits in under 1 KB; Erlang starts
                                   at 233. The heap grows by the same sequence. */
 
-/* 16 bytes of header, so that a small message's block (header, term,
- * record) fits a cache line: a queued string "x" is 64 bytes. */
-typedef struct HeapFrag {
-    struct HeapFrag *next;
-    uint32_t size;             /* words in mem (< FRAG_MAX_WORDS)             */
-    uint32_t used;             /* words handed out                            */
-    Term mem[];
-} HeapFrag;
+/* A heap fragment: words a process owns outside its young block. It is the
+ * same struct as a message (mailbox.h), because a received message's block
+ * joins the fragment list as it is; a fragment that never was a message
+ * leaves the first two words unused. The fields a fragment uses: `next`
+ * (the list), `size` (words in mem; the top bit is the collector's mark,
+ * gc.h), `used` (words handed out) and `mem`. */
+typedef struct Message HeapFrag;
 #define FRAG_MAX_WORDS ((size_t)1 << 31)   /* the top bit of size is a mark (gc.h) */
 
 typedef struct GcStats {

@@ -164,7 +164,7 @@ static void test_messages(void)
     CHECK(refc_of(a->x[0]) == 3);
     proc_message_free(m1);                         /* never received */
     CHECK(refc_of(a->x[0]) == 2);
-    heap_attach_frag(b, m2->frag);                 /* received by b */
+    heap_attach_frag(b, m2);                       /* received by b */
     b->x[0] = m2->term;
     gc_collect(b, 0, 1, 0);
     CHECK(refc_of(a->x[0]) == 2);

@@ -23,7 +23,7 @@ static void *producer(void *arg) {
     Message *ms = malloc(sizeof(Message) * PER_PRODUCER);
     for (long i = 0; i < PER_PRODUCER; i++) {
         ms[i].term = (Term)(id << 32 | i);
-        ms[i].frag = NULL;
+        ms[i].size = 0;
         if (mailbox_push(&mb, &ms[i])) sem_post(&wake);
     }
     return ms;
@@ -66,7 +66,7 @@ static void test_threads(void) {
 static void test_selective(void) {
     Message m[6];
     mailbox_init(&mb);
-    for (int i = 0; i < 5; i++) { m[i].term = (Term)i; m[i].frag = NULL; mailbox_push(&mb, &m[i]); }
+    for (int i = 0; i < 5; i++) { m[i].term = (Term)i; m[i].size = 0; mailbox_push(&mb, &m[i]); }
     /* take message 2 first */
     Message *c;
     mailbox_drain(&mb);
@@ -78,12 +78,12 @@ static void test_selective(void) {
     while ((c = mailbox_current(&mb)) && c->term != 4) mailbox_advance(&mb);
     mailbox_remove(&mb);
     CHECK(mb.last == &m[3].next, "tail link not moved back\n");
-    m[5].term = 5; m[5].frag = NULL;
+    m[5].term = 5; m[5].size = 0;
     mailbox_push(&mb, &m[5]);
     /* mark at the end: only newer messages are seen from it */
     mailbox_drain(&mb);
     mb.mark = mb.last;
-    Message extra = { NULL, 99, NULL, 0, 0, 0, 0 };
+    Message extra = { .term = 99 };
     mailbox_push(&mb, &extra);
     mb.save = mb.mark;
     mailbox_drain(&mb);
@@ -98,12 +98,12 @@ static void test_selective(void) {
     }
     CHECK(mailbox_current(&mb) == NULL && mb.len == 0, "queue not empty\n");
     CHECK(mailbox_try_wait(&mb) == 1, "try_wait on empty failed\n");
-    Message late = { NULL, 7, NULL, 0, 0, 0, 0 };
+    Message late = { .term = 7 };
     CHECK(mailbox_push(&mb, &late) == 1, "push did not report a waiting owner\n");
     CHECK(mailbox_try_wait(&mb) == 0, "try_wait with a message succeeded\n");
     mailbox_drain(&mb);
     CHECK(mailbox_current(&mb) == &late, "late message lost\n");
-    Message closed = { NULL, 8, NULL, 0, 0, 0, 0 };
+    Message closed = { .term = 8 };
     Message *all = mailbox_close(&mb);
     CHECK(all == &late && all->next == NULL, "close did not return the queue\n");
     CHECK(mailbox_push(&mb, &closed) == -1, "push to a closed mailbox succeeded\n");
