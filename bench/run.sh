@@ -142,22 +142,35 @@ record() { echo "$1,$2,$3,$4,$5,$6" >> "$CSV"; }
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print "-"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
-# measure WORKLOAD PARAM UNIT PARSER CONFIG FILE ARGS...: RUNS runs; PARSER reads
-# $TMP/out and prints one number (or nothing when the output is not as expected).
+# measure WORKLOAD PARAM UNIT PARSER "CONFIGS" FILE ARGS...: RUNS rounds, each
+# running the program once under every config in turn, so the configs are
+# measured side by side: this host's vCPUs slow down and speed up by 1.5x for
+# seconds at a time, and running one config's runs back to back let such a
+# spell land on one config alone. PARSER reads $TMP/out and prints one number
+# (or nothing when the output is not as expected). Lines the program prints
+# starting with `checksum` are shown once per config.
 measure() {
-  local w=$1 p=$2 unit=$3 parser=$4 config=$5; shift 5
-  local vals="" r rc v
+  local w=$1 p=$2 unit=$3 parser=$4 configs=$5; shift 5
+  local r rc v c
+  local -A vals=()
+  : > "$TMP/notes"
   for r in $(seq 1 "$RUNS"); do
-    run_one "$config" "$@"; rc=$?
-    v=$($parser < "$TMP/out")
-    if [ $rc = 124 ] || [ $rc = 137 ]; then v=TIMEOUT
-    elif [ $rc != 0 ] || [ -z "$v" ]; then v=FAIL; echo "    $config run $r: exit $rc: $(head -c 300 "$TMP/err" "$TMP/out" | tr '\n' ' ')"
-    fi
-    record "$w" "$p" "$config" "$r" "$v" "$unit"
-    vals="$vals $v"
+    for c in $configs; do
+      run_one "$c" "$@"; rc=$?
+      v=$($parser < "$TMP/out")
+      if [ $rc = 124 ] || [ $rc = 137 ]; then v=TIMEOUT
+      elif [ $rc != 0 ] || [ -z "$v" ]; then v=FAIL; echo "    $c run $r: exit $rc: $(head -c 300 "$TMP/err" "$TMP/out" | tr '\n' ' ')"
+      fi
+      record "$w" "$p" "$c" "$r" "$v" "$unit"
+      vals[$c]="${vals[$c]:-} $v"
+      [ "$r" = 1 ] && grep -h '^checksum' "$TMP/out" | sed "s/^/    $c /" >> "$TMP/notes"
+    done
   done
-  printf '  %-10s %-14s %-11s runs:%s  median %s %s\n' "$w" "$p" "$config" "$vals" \
-    "$(echo $vals | tr ' ' '\n' | grep -E '^[0-9.]+$' | median)" "$unit"
+  for c in $configs; do
+    printf '  %-10s %-14s %-11s runs:%s  median %s %s\n' "$w" "$p" "$c" "${vals[$c]}" \
+      "$(echo ${vals[$c]} | tr ' ' '\n' | grep -E '^[0-9.]+$' | median)" "$unit"
+  done
+  cat "$TMP/notes"
 }
 
 # parsers
@@ -177,46 +190,36 @@ head -7 "$CSV" | sed 's/^# /  /'
 # ---------------------------------------------------------------- fib, lists
 if want fib; then
   echo "fib($FIB_N):"
-  for c in $MINI_CONFIGS $ERL_CONFIGS; do measure fib "$FIB_N" us p_time_us "$c" bench/fib.mini "$FIB_N"; done
-  if [ $HAVE_LUA = 1 ]; then measure fib "$FIB_N" us p_time_us lua bench/fib.mini "$FIB_N"
-  else echo "  lua5.4 not installed: skipped"; fi
+  if [ $HAVE_LUA = 1 ]; then measure fib "$FIB_N" us p_time_us "$MINI_CONFIGS $ERL_CONFIGS lua" bench/fib.mini "$FIB_N"
+  else measure fib "$FIB_N" us p_time_us "$MINI_CONFIGS $ERL_CONFIGS" bench/fib.mini "$FIB_N"; echo "  lua5.4 not installed: skipped"; fi
 fi
 if want lists; then
   echo "lists_bench ($LISTS_REPS reps):"
-  for c in $MINI_CONFIGS $ERL_CONFIGS; do
-    measure lists "$LISTS_REPS" us p_time_us "$c" bench/lists_bench.mini "$LISTS_REPS"
-    grep -h '^checksum' "$TMP/out" | sed "s/^/    $c /"
-  done
+  measure lists "$LISTS_REPS" us p_time_us "$MINI_CONFIGS $ERL_CONFIGS" bench/lists_bench.mini "$LISTS_REPS"
 fi
 
 # ---------------------------------------------------------------- ring, two rings
 if want ring; then
   echo "ring ($RING_N processes + LED, $RING_CYCLES cycles):"
-  for c in $MINI_CONFIGS $ERL_CONFIGS; do
-    measure ring "${RING_N}x${RING_CYCLES}" us p_relay "$c" examples/relay.mini "$RING_N" "$RING_CYCLES"
-  done
+  measure ring "${RING_N}x${RING_CYCLES}" us p_relay "$MINI_CONFIGS $ERL_CONFIGS" examples/relay.mini "$RING_N" "$RING_CYCLES"
 fi
 if want two; then
   echo "two rings at once (time of the slower ring):"
-  for c in $MINI_CONFIGS $ERL_CONFIGS; do
-    measure two "${RING_N}x${RING_CYCLES}" us p_relay_two "$c" examples/relay.mini two "$RING_N" "$RING_CYCLES"
-  done
+  measure two "${RING_N}x${RING_CYCLES}" us p_relay_two "$MINI_CONFIGS $ERL_CONFIGS" examples/relay.mini two "$RING_N" "$RING_CYCLES"
 fi
 
 # ---------------------------------------------------------------- big:bang
 if want big; then
   echo "big:bang(N):"
   for n in $BIG_NS; do
-    for c in $MINI_CONFIGS $ERL_CONFIGS; do measure big "$n" us p_big "$c" examples/big.mini "$n"; done
+    measure big "$n" us p_big "$MINI_CONFIGS $ERL_CONFIGS" examples/big.mini "$n"
   done
 fi
 
 # ---------------------------------------------------------------- hackbench (+ futex calls)
 if want hackbench; then
   echo "hackbench ($HB_GROUPS groups x 20 x 20, $HB_LOOPS loops):"
-  for c in $MINI_CONFIGS $ERL_CONFIGS; do
-    measure hackbench "${HB_GROUPS}x${HB_LOOPS}" us p_hackbench "$c" examples/hackbench.mini "$HB_GROUPS" "$HB_LOOPS"
-  done
+  measure hackbench "${HB_GROUPS}x${HB_LOOPS}" us p_hackbench "$MINI_CONFIGS $ERL_CONFIGS" examples/hackbench.mini "$HB_GROUPS" "$HB_LOOPS"
   msgs=$((HB_GROUPS * 20 * 20 * HB_LOOPS))
   if command -v strace >/dev/null 2>&1; then
     for c in mini-S2 ${ERL_CONFIGS:+erl-S2}; do
@@ -240,49 +243,49 @@ fi
 # ---------------------------------------------------------------- threadring, pingpong
 if want threadring; then
   echo "threadring (503 processes, $TR_HOPS hops):"
-  for c in $MINI_CONFIGS $ERL_CONFIGS; do measure threadring "$TR_HOPS" us p_time_us "$c" bench/timeit.mini threadring "$TR_HOPS"; done
+  measure threadring "$TR_HOPS" us p_time_us "$MINI_CONFIGS $ERL_CONFIGS" bench/timeit.mini threadring "$TR_HOPS"
 fi
 if want pingpong; then
   echo "pingpong ($PP_N round trips):"
-  for c in $MINI_CONFIGS $ERL_CONFIGS; do measure pingpong "$PP_N" us p_time_us "$c" bench/timeit.mini pingpong "$PP_N"; done
+  measure pingpong "$PP_N" us p_time_us "$MINI_CONFIGS $ERL_CONFIGS" bench/timeit.mini pingpong "$PP_N"
 fi
 
 # ---------------------------------------------------------------- self-send flood
-flood_one() {  # CONFIG MAX VARIANTS...
-  local c=$1 max=$2; shift 2
-  local r rc
-  for r in $(seq 1 "$RUNS"); do
-    run_one "$c" bench/flood.mini "$max" "$@"; rc=$?
-    if [ $rc != 0 ]; then
-      echo "    $c run $r: exit $rc: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
-      for v in "$@"; do record flood "$v:all" "$c" "$r" "$([ $rc = 124 ] && echo TIMEOUT || echo FAIL)" us; done
-    fi
-    awk -v c="$c" -v r="$r" '$1 == "flood" {
-        print "flood," $2 ":" $3 "," c "," r "," $4 ",us"
-        print "flood_gc," $2 ":" $3 "," c "," r "," $5 ",gcs" }' "$TMP/out" >> "$CSV"
-  done
-  echo "  flood $c ($*): $RUNS runs done"
+flood_run() {  # CONFIG RUN MAX VARIANTS...: one run of flood.mini
+  local c=$1 r=$2 max=$3; shift 3
+  local rc
+  run_one "$c" bench/flood.mini "$max" "$@"; rc=$?
+  if [ $rc != 0 ]; then
+    echo "    $c run $r: exit $rc: $(head -c 300 "$TMP/err" | tr '\n' ' ')"
+    for v in "$@"; do record flood "$v:all" "$c" "$r" "$([ $rc = 124 ] && echo TIMEOUT || echo FAIL)" us; done
+  fi
+  awk -v c="$c" -v r="$r" '$1 == "flood" {
+      print "flood," $2 ":" $3 "," c "," r "," $4 ",us"
+      print "flood_gc," $2 ":" $3 "," c "," r "," $5 ",gcs" }' "$TMP/out" >> "$CSV"
 }
 if want flood; then
   echo "self-send flood (10k .. $FLOOD_MAX):"
-  for c in $MINI_CONFIGS; do flood_one "$c" "$FLOOD_MAX" cold_atom atom string spawned spawned_string alloc; done
-  for c in $ERL_FLOOD_CONFIGS; do
-    [ $HAVE_ERL = 1 ] || break
-    flood_one "$c" "$FLOOD_MAX" cold_atom atom string spawned spawned_string
-    flood_one "$c" "$ERL_ALLOC_MAX" alloc
+  [ $HAVE_ERL = 1 ] || ERL_FLOOD_CONFIGS=""
+  for r in $(seq 1 "$RUNS"); do      # rounds, the configs side by side (see measure)
+    for c in $MINI_CONFIGS; do flood_run "$c" "$r" "$FLOOD_MAX" cold_atom atom string spawned spawned_string alloc; done
+    for c in $ERL_FLOOD_CONFIGS; do
+      flood_run "$c" "$r" "$FLOOD_MAX" cold_atom atom string spawned spawned_string
+      flood_run "$c" "$r" "$ERL_ALLOC_MAX" alloc
+    done
   done
+  for c in $MINI_CONFIGS $ERL_FLOOD_CONFIGS; do echo "  flood $c: $RUNS runs done"; done
 fi
 
 # ---------------------------------------------------------------- spawn, idle
 p_spawn() { sed -n 's/^Time: \([0-9]*\) us$/\1/p'; }
 if want spawn; then
   echo "spawn ($SPAWN_N spawns):"
-  for c in $MINI_CONFIGS $ERL_CONFIGS; do measure spawn "$SPAWN_N" us p_spawn "$c" bench/spawn.mini "$SPAWN_N"; done
+  measure spawn "$SPAWN_N" us p_spawn "$MINI_CONFIGS $ERL_CONFIGS" bench/spawn.mini "$SPAWN_N"
 fi
 if want idle; then
   echo "idle processes ($IDLE_N):"
   for c in $MINI_CONFIGS $ERL_CONFIGS; do
-    measure idle "$IDLE_N" bytes p_idle "$c" bench/idle.mini "$IDLE_N"
+    measure idle "$IDLE_N" bytes p_idle "$c" bench/idle.mini "$IDLE_N"     # exact: no rounds needed
     v=$(p_idle_pi < "$TMP/out"); record idle_process_info "$IDLE_N" "$c" 1 "${v:-FAIL}" bytes
   done
 fi
