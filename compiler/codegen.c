@@ -674,7 +674,6 @@ int cg_pred(Fn *f, Expr *e, int tail) {
     case E_TUPLE: return pred_body(f, e->elems, e->n, 0);
     case E_MATCH: return cg_pred(f, e->b, 0);
     case E_BINOP:
-        if (e->op == OP_SEND && !tail) return 1;
         return cg_pred(f, e->a, 0) || cg_pred(f, e->b, 0);
     case E_UNOP: return cg_pred(f, e->a, 0);
     case E_ANDALSO: case E_ORELSE: return cg_pred(f, e->a, 0) || cg_pred(f, e->b, tail);
@@ -801,18 +800,18 @@ static void cg_unop(Fn *f, Expr *e, UWord dest) {
     cg_free(f, op);
 }
 
+/* A send takes its operands where they are and keeps every x register (it
+ * never collects), like a BIF: a loop that sends needs no frame to save its
+ * variables across it. */
 static void cg_send(Fn *f, Expr *e, int tail, UWord dest) {
     UWord ops[2];
     Expr *es[2] = { e->a, e->b };
-    if (!tail && !f->frame) f->retry = 1;
+    if (tail) dest = REG_X(0);
     cg_oplist(f, es, 2, ops);
-    parallel_move(f, ops, 2);
-    cg_free(f, ops[0]); cg_free(f, ops[1]);
     cg_line(f, e->line);
-    cg_op(f, OP_send, 0);
-    after_call(f);
+    cg_op(f, OP_send, 3, ops[0], ops[1], dest);
+    cg_free(f, ops[0]); cg_free(f, ops[1]);
     if (tail) cg_return(f);
-    else cg_move(f, REG_X(0), dest);
 }
 
 /* Building lists and tuples: evaluate the non-constant leaves, one test_heap

@@ -570,18 +570,18 @@ L_raise: {
 }
 
 L_send: {
-    Term to = x[0];
+    Term to = SRC(pc[1]), msg = SRC(pc[2]);
     if (!is_pid(to)) {
-        if (is_atom(to) && (to = proc_whereis(to)) != THE_NON_VALUE) {
-        } else {
+        Term name = to;
+        if (!is_atom(to) || (to = proc_whereis(to)) == THE_NON_VALUE) {
             top_frame = tuple4(p, ATOM_TERM(erlang), atom_intern_cstr("!"),
-                               cons(p, x[0], cons(p, x[1], NIL)), NIL);
+                               cons(p, name, cons(p, msg, NIL)), NIL);
             ERROR(AM_badarg);
         }
     }
-    reds -= (SWord)proc_send(p, to, x[1]);
-    x[0] = x[1];
-    DISPATCH(1);
+    reds -= (SWord)proc_send(p, to, msg);
+    DST(pc[3]) = msg;
+    DISPATCH(4);
 }
 
 L_loop_rec: {

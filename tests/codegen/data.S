@@ -79,16 +79,10 @@ L9:
     line 14
     func_info data, send, 2
 L10:
-    allocate 2, 2
-    move x0, y0
-    move x1, y1
-    test_heap 3, 0
-    put_tuple x0, [ping, y1]
-    move x0, x1
-    move y0, x0
-    send
+    test_heap 3, 2
+    put_tuple x2, [ping, x1]
+    send x0, x2, x2
     move sent, x0
-    deallocate 2
     return
 
 function big/1
