@@ -687,6 +687,11 @@ int cg_pred(Fn *f, Expr *e, int tail) {
         return 0;
     }
     case E_BLOCK: return pred_body(f, e->body, e->nbody, tail);
+    case E_RECEIVE:                     /* no frame of its own: cg_receive */
+        if (cg_pred(f, e->timeout, 0) || pred_body(f, e->body, e->nbody, tail)) return 1;
+        for (int i = 0; i < e->nclauses; i++)
+            if (pred_body(f, e->clauses[i]->body, e->clauses[i]->nbody, tail)) return 1;
+        return 0;
     case E_MAP: case E_MAP_UPDATE: return cg_map_pred(f, e);
     case E_BIN: return cg_bin_pred(f, e);
     case E_CASE:

@@ -110,23 +110,26 @@ void cg_shortcircuit(Fn *f, Expr *e, int tail, UWord dest) {
 
 /* ---- receive ------------------------------------------------------------- */
 
+/* A receive needs no frame: the message goes to a free x register, and a
+ * process that waits keeps its live x registers (wait's live operand), as a
+ * preempted one does. So `loop(S) -> receive M -> ..., loop(S2) end` is a
+ * leaf with no allocate and no y slots. */
 void cg_receive(Fn *f, Expr *e, int tail, UWord dest) {
-    if (!f->frame) { f->retry = 1; return; }
     UWord t = e->timeout ? cg_operand(f, e->timeout, 1) : NOOP;
     int lloop = cg_new_label(f), lwait = cg_new_label(f), lend = tail ? 0 : cg_new_label(f);
+    UWord mr = REG_X(cg_alloc_x(f, R_TEMP));
     cg_label(f, lloop);
-    cg_op(f, OP_loop_rec, 2, (UWord)lwait, REG_X(0));
-    cg_mark(f, REG_X(0));
+    cg_op(f, OP_loop_rec, 2, (UWord)lwait, mr);
     Snap *pre = cg_snap(f);
     Merge m = {0};
     for (int i = 0; i < e->nclauses; i++) {
         Clause *c = e->clauses[i];
         int next = cg_new_label(f);
         cg_restore(f, pre);
-        cg_match(f, c->patterns[0], REG_X(0), next);
+        cg_match(f, c->patterns[0], mr, next);
         cg_guard(f, c->guard, next);
         cg_op(f, OP_remove_message, 0);
-        cg_free(f, REG_X(0));
+        cg_free(f, mr);
         cg_body(f, c->body, c->nbody, tail, dest);
         if (!tail) { cg_merge_add(f, &m); cg_op(f, OP_jump, 1, (UWord)lend); }
         cg_label(f, next);
@@ -134,18 +137,20 @@ void cg_receive(Fn *f, Expr *e, int tail, UWord dest) {
     cg_restore(f, pre);
     cg_op(f, OP_loop_rec_end, 1, (UWord)lloop);
     cg_label(f, lwait);
-    cg_free(f, REG_X(0));
+    cg_free(f, mr);
+    int live = cg_xlive(f);
     if (t != NOOP) {
         cg_line(f, e->timeout->line);
-        cg_op(f, OP_wait_timeout, 2, (UWord)lloop, t);
+        cg_op(f, OP_wait_timeout, 3, (UWord)lloop, t, (UWord)live);
         cg_op(f, OP_timeout, 0);
+        cg_free(f, t);
         cg_body(f, e->body, e->nbody, tail, dest);
         if (!tail) cg_merge_add(f, &m);
     } else {
-        cg_op(f, OP_wait, 1, (UWord)lloop);
+        cg_op(f, OP_wait, 2, (UWord)lloop, (UWord)live);
     }
     cg_merge_end(f, &m, pre);
-    cg_free(f, REG_X(0));
+    cg_free(f, mr);
     cg_free(f, t);
     if (!tail) cg_label(f, lend);
 }

@@ -152,6 +152,7 @@ RunResult emulator_run(Process *p) {
     Export *ep;                      /* target of do_call_export */
     int arity;                       /* arity of the call being made */
     Term top_frame = THE_NON_VALUE;  /* extra first trace entry for raise */
+    int wait_live = 0;               /* x registers a wait keeps */
 
     if (p->mbuf) reds -= (SWord)gc_ensure(p, 0, p->arity);
     E = p->stop;
@@ -608,13 +609,15 @@ L_remove_message:
     DISPATCH(1);
 
 L_wait:
+    wait_live = (int)pc[2];
     pc = (const Instr *)pc[1];
     if (mailbox_has_new(&p->mbox)) NEXT();       /* something came meanwhile */
     goto suspend;
 
 L_wait_timeout: {
-    if (p->timed_out) DISPATCH(3);               /* on to `timeout` */
+    if (p->timed_out) DISPATCH(4);               /* on to `timeout` */
     Term t = SRC(pc[2]);
+    wait_live = (int)pc[3];
     if (t == ATOM_TERM(infinity)) {
         pc = (const Instr *)pc[1];
         if (mailbox_has_new(&p->mbox)) NEXT();
@@ -622,7 +625,7 @@ L_wait_timeout: {
     }
     if (!is_integer(t) || (is_small(t) && small_val(t) < 0) || (!is_small(t) && big_is_neg(t)))
         ERROR(ATOM_TERM(timeout_value));
-    if (t == make_small(0)) DISPATCH(3);
+    if (t == make_small(0)) DISPATCH(4);
     if (!p->wait_ref) {
         uint64_t ms = is_small(t) ? (uint64_t)small_val(t) : UINT64_MAX / 4000;
         p->wait_ref = proc_new_ref();
@@ -694,8 +697,9 @@ suspend:
     p->pc = pc;
     p->cp = cp;
     p->reds = reds;
-    p->arity = 0;                    /* x registers are dead in a wait: a GC
-                                        before it resumes has no x roots */
+    p->arity = wait_live;            /* the scheduler keeps x0..x(live-1), as
+                                        for a yield; a GC before it resumes
+                                        takes them as roots */
     return RUN_WAIT;
 
 exit_by_signal:

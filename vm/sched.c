@@ -499,7 +499,7 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
         memcpy(s->xregs, p->xsave, sizeof(Term) * (size_t)p->arity);
         p->x = s->xregs;
         r = emulator_run(p);
-        int live = r == RUN_YIELD ? p->arity : 0;
+        int live = r == RUN_YIELD || r == RUN_WAIT ? p->arity : 0;
         if (live > p->xsave_cap && !process_reserve_xsave(p, live)) {
             fprintf(stderr, "mini: out of memory saving registers\n");
             abort();

@@ -35,32 +35,27 @@ L3:
     line 11
     func_info control, wait, 1
 L4:
-    allocate 2, 1
-    move x0, y0
 L12:
-    loop_rec L13, x0
-    is_tuple_of_arity L14, x0, 2
-    get_tuple_element x0, 0, x1
-    is_eq_exact L14, x1, msg
-    get_tuple_element x0, 1, y1
+    loop_rec L13, x2
+    is_tuple_of_arity L14, x2, 2
+    get_tuple_element x2, 0, x3
+    is_eq_exact L14, x3, msg
+    get_tuple_element x2, 1, x1
     remove_message
-    move y1, x0
-    deallocate 2
+    move x1, x0
     return
 L14:
-    is_eq_exact L15, x0, stop
+    is_eq_exact L15, x2, stop
     remove_message
     move stopped, x0
-    deallocate 2
     return
 L15:
     loop_rec_end L12
 L13:
     line 15
-    wait_timeout L12, y0
+    wait_timeout L12, x0, 1
     timeout
     move timeout, x0
-    deallocate 2
     return
 
 function safe/1
