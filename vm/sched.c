@@ -6,17 +6,23 @@
  *
  *  - Each scheduler has its own run queue of normal-priority processes: a
  *    fixed ring that only its owner adds to and that thieves take from with
- *    one compare-and-swap (Go's runq). High and low priority processes, and
- *    the overflow of a full ring, go to one locked global queue (rare).
+ *    one compare-and-swap (Go's runq); what does not fit waits in a backlog
+ *    only the owner sees. High and low priority processes go to one locked
+ *    global queue (rare).
+ *  - A new process starts on its parent's scheduler and, while the parent
+ *    keeps spawning, stays there (fresh_protected): spawning costs the same
+ *    with one scheduler or several.
  *  - A process woken by a message goes into the `runnext` slot of the
  *    scheduler that sent it and runs next there, inheriting what is left of
  *    the sender's time slice: a ring's token stays on one core. Thieves
  *    leave a runnext alone until it has waited a few microseconds.
- *  - An idle scheduler steals; at most one scheduler spins looking for work;
- *    the others sleep on their own condition variable. A busy scheduler wakes
- *    a sleeper only when it has surplus work (a process queued behind the
- *    one it runs) and nobody is already spinning. The send path itself never
- *    takes a lock and never wakes a thread.
+ *  - An idle scheduler steals; at most one scheduler spins looking for
+ *    work, looking less and less often (each look costs the owners
+ *    cache-line transfers); the others sleep on their own condition
+ *    variable. A busy scheduler wakes a sleeper only when it has surplus
+ *    work (a process queued behind the one it runs) and nobody is already
+ *    spinning. The send path itself never takes a lock and never wakes a
+ *    thread.
  *  - With `-smp disable` there is one scheduler and none of the idle
  *    machinery: it simply sleeps until the next timer.
  *
@@ -43,7 +49,11 @@
 
 #define MAX_SCHEDULERS 64
 #define RUNQ_SIZE 256                /* a power of two */
-#define SPIN_ROUNDS 2000             /* steal attempts before sleeping (~1 ms) */
+#define SPIN_US 1000                 /* an idle scheduler spins this long, then sleeps */
+#define SPIN_PAUSES_MAX 256          /* pauses between two looks at the others' queues
+                                        (~5 us here), reached by doubling from 16 */
+#define SPAWN_GRACE_US 5000          /* children stay with a scheduler that spawned
+                                        this recently (see fresh_protected) */
 #define RUNNEXT_GRACE_US 200          /* lone work may be stolen after this long: longer
                                         than a spawn or a message hop takes, even
                                         the first one (page faults), or a
@@ -57,8 +67,10 @@ struct Scheduler {
     _Atomic uint32_t tail;           /* next free slot (owner only writes) */
     _Atomic int lone_streak;         /* picks from the ring in a row that left
                                         work queued behind (owner writes) */
+    _Atomic uint64_t last_spawn_us;  /* when a slice that spawned last ended
+                                        (owner writes, once per such slice) */
     _Alignas(64) _Atomic(Process *) runnext;
-    _Alignas(64) _Atomic(Process *) ring[RUNQ_SIZE];
+    _Alignas(64) _Atomic(uintptr_t) ring[RUNQ_SIZE];   /* Process *, | FRESH */
     _Alignas(64) int id;
     /* as a thief: the runnext it last saw, where, and since when (the owner
      * pays no clock reading per wake-up; the spinning thief does) */
@@ -66,6 +78,12 @@ struct Scheduler {
     Scheduler *seen_victim;
     uint64_t seen_since;
     SWord chain_reds;                /* reductions used by the runnext chain */
+    int spawned;                     /* the running process spawned this slice */
+    /* children spawned while the ring is full wait here, owner only (a
+     * parent spawns up to ~2000 in one slice), and go into the ring as it
+     * empties: no thief sees them, and no lock is taken */
+    Process *backlog_head, *backlog_tail;
+    _Atomic uint32_t backlog_len;
     pthread_t thread;
     pthread_cond_t wake;
     Term xregs[MAX_REG];             /* the x registers of the running process */
@@ -81,7 +99,8 @@ static int nscheds = 1;
 static _Atomic int nonline = 1;
 static int smp_enabled = 1;
 
-/* the global queue: priorities other than normal, and ring overflow */
+/* the global queue: priorities other than normal, and what a scheduler
+ * hands over (a backlog whose spawner stopped, a scheduler going offline) */
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
 static Process *global_head[PRIO_MAX], *global_tail[PRIO_MAX];
 static _Atomic int global_count;
@@ -124,7 +143,8 @@ static uint32_t runq_length(Scheduler *s) {
 
 UWord sched_run_queue_length(void) {
     UWord n = (UWord)atomic_load(&global_count);
-    for (int i = 0; i < nscheds; i++) n += runq_length(&schedulers[i]);
+    for (int i = 0; i < nscheds; i++)
+        n += runq_length(&schedulers[i]) + atomic_load(&schedulers[i].backlog_len);
     return n;
 }
 
@@ -164,27 +184,65 @@ static int global_has(int prio) {
 
 /* ---- the local ring (owner puts and gets, thieves steal) ---- */
 
-static void runq_put(Scheduler *s, Process *p) {
+/* A ring entry is a Process pointer with FRESH set when it was queued by
+ * spawn and has not run yet (or came from the backlog), so that a thief can
+ * tell without touching the process (see fresh_protected). */
+#define FRESH ((uintptr_t)1)
+static Process *entry_process(uintptr_t e) { return (Process *)(e & ~FRESH); }
+
+static void backlog_put(Scheduler *s, Process *p);
+
+static void ring_put(Scheduler *s, Process *p, uintptr_t fresh) {
+    uint32_t t = atomic_load_explicit(&s->tail, memory_order_relaxed);
+    atomic_store_explicit(&s->ring[t % RUNQ_SIZE], (uintptr_t)p | fresh, memory_order_relaxed);
+    atomic_store_explicit(&s->tail, t + 1, memory_order_release);
+}
+
+/* Owner only. What does not fit the ring waits in the backlog, in order. */
+static void runq_put_as(Scheduler *s, Process *p, uintptr_t fresh) {
     uint32_t t = atomic_load_explicit(&s->tail, memory_order_relaxed);
     uint32_t h = atomic_load_explicit(&s->head, memory_order_acquire);
-    if (t - h < RUNQ_SIZE) {
-        atomic_store_explicit(&s->ring[t % RUNQ_SIZE], p, memory_order_relaxed);
-        atomic_store_explicit(&s->tail, t + 1, memory_order_release);
-        return;
-    }
-    global_put(p);      /* full: rare, and the global queue is fair to all */
+    if (t - h < RUNQ_SIZE && !s->backlog_head) ring_put(s, p, fresh);
+    else backlog_put(s, p);
 }
+
+static void runq_put(Scheduler *s, Process *p) { runq_put_as(s, p, 0); }
 
 static Process *runq_get(Scheduler *s) {
     for (;;) {
         uint32_t h = atomic_load_explicit(&s->head, memory_order_acquire);
         uint32_t t = atomic_load_explicit(&s->tail, memory_order_relaxed);
         if (t == h) return NULL;
-        Process *p = atomic_load_explicit(&s->ring[h % RUNQ_SIZE], memory_order_relaxed);
+        Process *p = entry_process(atomic_load_explicit(&s->ring[h % RUNQ_SIZE], memory_order_relaxed));
         if (atomic_compare_exchange_weak_explicit(&s->head, &h, h + 1, memory_order_acq_rel,
                                                   memory_order_relaxed))
             return p;
     }
+}
+
+static void backlog_put(Scheduler *s, Process *p) {
+    p->next_run = NULL;
+    if (s->backlog_tail) s->backlog_tail->next_run = p;
+    else s->backlog_head = p;
+    s->backlog_tail = p;
+    atomic_store_explicit(&s->backlog_len, atomic_load_explicit(&s->backlog_len, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+static Process *backlog_get(Scheduler *s) {
+    Process *p = s->backlog_head;
+    if (!p) return NULL;
+    s->backlog_head = p->next_run;
+    if (!s->backlog_head) s->backlog_tail = NULL;
+    atomic_store_explicit(&s->backlog_len, atomic_load_explicit(&s->backlog_len, memory_order_relaxed) - 1,
+                          memory_order_relaxed);
+    return p;
+}
+
+/* Moves backlog into the ring while it is less than half full. */
+static void backlog_refill(Scheduler *s) {
+    while (s->backlog_head && runq_length(s) < RUNQ_SIZE / 2)
+        ring_put(s, backlog_get(s), FRESH);
 }
 
 /* Lone work — a single queued process, or a runnext — is about to run where
@@ -216,6 +274,24 @@ static int lone_ready(Scheduler *thief, Scheduler *victim, Process *p) {
     return now - thief->seen_since > RUNNEXT_GRACE_US;
 }
 
+/* Children stay where they were spawned while their parent keeps
+ * spawning: a thief leaves the ring alone if the entry at its head is
+ * FRESH (spawned, not run yet) and the owner is in a slice that spawned, or ended one less
+ * than SPAWN_GRACE_US ago with the spawner only preempted (it will spawn
+ * more). A parent spawning short-lived children then runs them itself, on
+ * the core where their memory was just written, and spawning costs the same
+ * with one scheduler or several (when the thief took them, each child's
+ * Process and heap, and then its freed blocks, crossed between the cores:
+ * 0.9 us per spawn against 0.2). A spawner that waits or ends -- big:bang's
+ * and hackbench's callers wait for their children -- has made its work, and
+ * the children are stolen like any other. */
+static int fresh_protected(Scheduler *victim, uint32_t h) {
+    if (!(atomic_load_explicit(&victim->ring[h % RUNQ_SIZE], memory_order_relaxed) & FRESH))
+        return 0;
+    uint64_t last = atomic_load_explicit(&victim->last_spawn_us, memory_order_relaxed);
+    return timer_now_us() - last < SPAWN_GRACE_US;
+}
+
 /* Takes half of victim's ring into thief's ring (a single process only when
  * lone_queued_ready); returns one to run now. With take_lone, a runnext that
  * has waited past the grace period too. */
@@ -230,17 +306,19 @@ static Process *runq_steal(Scheduler *thief, Scheduler *victim, int take_lone) {
         }
         if (n == 1 && !lone_queued_ready(victim))
             return NULL;
+        if (fresh_protected(victim, h))
+            return NULL;
         n -= n / 2;
         uint32_t tt = atomic_load_explicit(&thief->tail, memory_order_relaxed);
         for (uint32_t i = 0; i < n; i++) {
-            Process *p = atomic_load_explicit(&victim->ring[(h + i) % RUNQ_SIZE], memory_order_relaxed);
-            atomic_store_explicit(&thief->ring[(tt + i) % RUNQ_SIZE], p, memory_order_relaxed);
+            uintptr_t e = atomic_load_explicit(&victim->ring[(h + i) % RUNQ_SIZE], memory_order_relaxed);
+            atomic_store_explicit(&thief->ring[(tt + i) % RUNQ_SIZE], e & ~FRESH, memory_order_relaxed);
         }
         if (!atomic_compare_exchange_weak_explicit(&victim->head, &h, h + n, memory_order_acq_rel,
                                                    memory_order_relaxed))
             continue;
         /* the last one is run at once, the others queued here */
-        Process *run = atomic_load_explicit(&thief->ring[(tt + n - 1) % RUNQ_SIZE], memory_order_relaxed);
+        Process *run = entry_process(atomic_load_explicit(&thief->ring[(tt + n - 1) % RUNQ_SIZE], memory_order_relaxed));
         atomic_store_explicit(&thief->tail, tt + n - 1, memory_order_release);
         thief->seen_runnext = NULL;
         return run;
@@ -317,7 +395,18 @@ void sched_wake(Process *p) {
 
 void sched_spawned(Process *parent, Process *child) {
     (void)parent;
-    make_runnable(self_sched, child);
+    Scheduler *s = self_sched;
+    if (s && !s->spawned) {
+        /* the first spawn of this slice: a thief must see it at once (the
+         * slice may run long); the end of the slice records it again */
+        s->spawned = 1;
+        atomic_store_explicit(&s->last_spawn_us, timer_now_us(), memory_order_relaxed);
+    }
+    /* no wake-up: a thief would leave the child alone anyway (see
+     * fresh_protected); if the spawning stops and work piles up, find_local's
+     * streak wakes someone */
+    if (s && child->prio == PRIO_NORMAL && is_online(s)) runq_put_as(s, child, FRESH);
+    else make_runnable(s, child);
 }
 
 /* ---- picking work ---- */
@@ -340,6 +429,7 @@ static Process *find_local(Scheduler *s, SWord *budget) {
         }
     }
     s->chain_reds = 0;
+    if (s->backlog_head) backlog_refill(s);
     if ((p = runq_get(s))) {
         /* More is queued behind it: work another core could be doing. What
          * is left behind is often about to run here anyway (a ring's LED,
@@ -377,7 +467,7 @@ static Process *steal(Scheduler *s, int take_lone) {
  * is not: its owner is awake and runs it next, and counting it kept an idle
  * scheduler spinning for as long as a ring's token circled on another. */
 static int any_work(Scheduler *s) {
-    if (atomic_load(&global_count) > 0 || atomic_load(&s->runnext)) return 1;
+    if (atomic_load(&global_count) > 0 || atomic_load(&s->runnext) || s->backlog_head) return 1;
     for (int i = 0; i < nscheds; i++)
         if (runq_length(&schedulers[i]) > 0) return 1;
     return 0;
@@ -412,15 +502,23 @@ static Process *idle(Scheduler *s, SWord *budget) {
         /* what this scheduler still holds goes where online ones look */
         Process *q;
         while ((q = runq_get(s))) global_put(q);
+        while ((q = backlog_get(s))) global_put(q);
         if ((q = atomic_exchange(&s->runnext, NULL))) global_put(q);
         wake_idle();
     }
     int spinning = 0;
     if (!offline && atomic_load(&nspinning) == 0) { atomic_fetch_add(&nspinning, 1); spinning = 1; }
-    for (int round = 0; spinning && round < SPIN_ROUNDS && !atomic_load(&finished); round++) {
+    /* Each look reads the cache lines the owners write on every put and
+     * pick; looking every 0.3 us made a busy owner pay a transfer of its
+     * queue's line at nearly every spawn. So the pause between looks
+     * doubles up to SPIN_PAUSES_MAX, and the spin lasts SPIN_US. */
+    int pauses = 16;
+    uint64_t spin_start = spinning ? timer_now_us() : 0;
+    for (int round = 0; spinning && !atomic_load(&finished); round++) {
+        if ((round & 7) == 7 && timer_now_us() - spin_start > SPIN_US) break;
         /* lone work is looked at only now and then: reading a runnext pulls
          * the owner's cache line, which it writes on every wake-up */
-        Process *p = steal(s, (round & 15) == 15);
+        Process *p = steal(s, (round & 3) == 3);
         if (!p) p = global_get(PRIO_LOW);
         if (p) {
             atomic_fetch_sub(&nspinning, 1);
@@ -429,7 +527,8 @@ static Process *idle(Scheduler *s, SWord *budget) {
             return p;
         }
         if (timer_pending() && timer_next_due() == 0) break;
-        for (int i = 0; i < 16; i++) __builtin_ia32_pause();
+        for (int i = 0; i < pauses; i++) __builtin_ia32_pause();
+        if (pauses < SPIN_PAUSES_MAX) pauses *= 2;
     }
     if (spinning) atomic_fetch_sub(&nspinning, 1);
     if (atomic_load(&finished)) return NULL;
@@ -513,6 +612,21 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
         p->total_reds += (UWord)used;
         s->context_switches++;
         p->context_switches++;
+        if (s->spawned) {
+            /* a spawner that is only preempted will spawn more: its children
+             * stay here; one that waits or ends has made its work, and the
+             * children are anyone's at once */
+            s->spawned = 0;
+            atomic_store_explicit(&s->last_spawn_us, r == RUN_YIELD ? timer_now_us() : 0,
+                                  memory_order_relaxed);
+            if (r != RUN_YIELD && s->backlog_head) {
+                /* what did not fit the ring goes where every scheduler
+                 * takes from, as any overflow does */
+                Process *q;
+                while ((q = backlog_get(s))) global_put(q);
+                wake_idle();
+            }
+        }
     }
     int is_main = p->pid == main_pid;
     p->waiting = r == RUN_WAIT;
