@@ -275,10 +275,10 @@ static int lone_ready(Scheduler *thief, Scheduler *victim, Process *p) {
 }
 
 /* Children stay where they were spawned while their parent keeps
- * spawning: a thief leaves the ring alone if the entry at its head is
- * FRESH (spawned, not run yet) and the owner is in a slice that spawned, or ended one less
- * than SPAWN_GRACE_US ago with the spawner only preempted (it will spawn
- * more). A parent spawning short-lived children then runs them itself, on
+ * spawning: a thief leaves the ring alone if the entry at its head is FRESH
+ * (spawned, not run yet) and the owner is in a slice that spawned, or ended
+ * one less than SPAWN_GRACE_US ago with the spawner only preempted (it will
+ * spawn more). A parent spawning short-lived children then runs them itself, on
  * the core where their memory was just written, and spawning costs the same
  * with one scheduler or several (when the thief took them, each child's
  * Process and heap, and then its freed blocks, crossed between the cores:
