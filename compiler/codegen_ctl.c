@@ -482,17 +482,16 @@ static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
     memset(&pv, 0, sizeof pv);
     memset(&ns, 0, sizeof ns);
     ns.f = f;
-    if (q0->bitgen) {
-        /* the segments bind their values; a size may also name a variable
-         * from outside, which the helper then takes as a free variable */
+    if (q0->bitgen) {                  /* the segments bind their values */
         for (int i = 0; i < pat->nfields; i++) cg_collect_vars(pat->fields[i].value, add_any, &pv, 0);
-        ns.excl = pv.v; ns.nexcl = pv.n;
-        for (int i = 0; i < pat->nfields; i++)
-            if (pat->fields[i].size) cg_collect_vars(pat->fields[i].size, add_free, &ns, 0);
     } else {
         cg_collect_vars(pat, add_any, &pv, 0);
     }
     ns.excl = pv.v; ns.nexcl = pv.n;
+    /* a segment size may also name a variable from outside, which the
+     * helper then takes as a free variable */
+    for (int i = 0; q0->bitgen && i < pat->nfields; i++)
+        if (pat->fields[i].size) cg_collect_vars(pat->fields[i].size, add_free, &ns, 0);
     for (int i = 1; i < e->n; i++) cg_collect_vars(e->elems[i], add_free, &ns, 0);
     cg_collect_vars(e->a, add_free, &ns, 0);
     ns.nexcl = 0;

@@ -28,10 +28,9 @@
  * both to compare.
  */
 #include <stdint.h>
-#include <stdlib.h>
-#include <stdio.h>
 
 #include "bif.h"
+#include "wordstack.h"
 #include "atom.h"
 #include "binary.h"
 #include "map.h"
@@ -93,28 +92,6 @@ static uint32_t atom_hval(Term atom)
 #define MARK_MAP_TAIL make_header(1, 15)
 #define MARK_MAP_PAIR make_header(2, 15)
 
-typedef struct {
-    UWord *w;
-    size_t n, cap;
-    UWord small[64];
-} HStack;
-
-static void hs_push(HStack *s, UWord x)
-{
-    if (s->n == s->cap) {
-        size_t cap = s->cap * 2;
-        UWord *w = s->w == s->small ? malloc(cap * sizeof *w) : realloc(s->w, cap * sizeof *w);
-        if (!w) {
-            fprintf(stderr, "mini: out of memory in phash2\n");
-            abort();
-        }
-        if (s->w == s->small) memcpy(w, s->small, s->n * sizeof *w);
-        s->w = w;
-        s->cap = cap;
-    }
-    s->w[s->n++] = x;
-}
-
 /* A magnitude of digits, little-endian 64-bit: as OTP hashes a bignum. */
 static uint32_t hash_digits(uint32_t hash, const uint64_t *d, size_t n, int neg)
 {
@@ -127,10 +104,8 @@ static uint32_t hash_digits(uint32_t hash, const uint64_t *d, size_t n, int neg)
 static uint32_t make_hash2(Term term, UWord *work)
 {
     uint32_t hash = 0, xor_pairs = 0;
-    HStack s;
-    s.w = s.small;
-    s.n = 0;
-    s.cap = sizeof s.small / sizeof s.small[0];
+    WordStack s;
+    ws_init(&s);
 
     for (;;) {
         (*work)++;
@@ -154,7 +129,7 @@ static uint32_t make_hash2(Term term, UWord *work)
             }
             if (c > 0) HASH1(sh, HCONST_4);
             if (is_list(term)) {
-                hs_push(&s, CDR(ptr));
+                ws_push(&s, CDR(ptr));
                 term = CAR(ptr);
             }
             continue;                  /* the head, or the tail that ended the bytes */
@@ -166,7 +141,7 @@ static uint32_t make_hash2(Term term, UWord *work)
                 UWord arity = header_arity(bp[0]);
                 HASH1(arity, HCONST_9);
                 if (arity == 0) goto common;
-                for (UWord i = arity; i > 1; i--) hs_push(&s, bp[i]);
+                for (UWord i = arity; i > 1; i--) ws_push(&s, bp[i]);
                 term = bp[1];
                 continue;
             }
@@ -174,16 +149,16 @@ static uint32_t make_hash2(Term term, UWord *work)
                 UWord size = map_size(term);
                 HASH1(size, HCONST_16);
                 if (size == 0) goto common;
-                hs_push(&s, xor_pairs);
-                hs_push(&s, hash);
-                hs_push(&s, MARK_MAP_TAIL);
+                ws_push(&s, xor_pairs);
+                ws_push(&s, hash);
+                ws_push(&s, MARK_MAP_TAIL);
                 hash = 0;
                 xor_pairs = 0;
                 Term *ks = map_keys(term), *vs = map_vals(term);
                 for (UWord i = size; i-- > 0;) {
-                    hs_push(&s, MARK_MAP_PAIR);
-                    hs_push(&s, vs[i]);
-                    hs_push(&s, ks[i]);
+                    ws_push(&s, MARK_MAP_PAIR);
+                    ws_push(&s, vs[i]);
+                    ws_push(&s, ks[i]);
                 }
                 goto common;
             }
@@ -199,7 +174,7 @@ static uint32_t make_hash2(Term term, UWord *work)
                 HASH2(nfree, atom_hval(fe->module), HCONST);
                 HASH2(fe->index, fe->uniq, HCONST);
                 if (nfree == 0) goto common;
-                for (UWord i = nfree; i > 1; i--) hs_push(&s, bp[1 + i]);
+                for (UWord i = nfree; i > 1; i--) ws_push(&s, bp[1 + i]);
                 term = bp[2];
                 continue;
             }
@@ -258,14 +233,14 @@ static uint32_t make_hash2(Term term, UWord *work)
         /* hash holds the value of everything hashed so far */
         for (;;) {
             if (s.n == 0) {
-                if (s.w != s.small) free(s.w);
+                ws_free(&s);
                 return hash;
             }
-            term = s.w[--s.n];
+            term = ws_pop(&s);
             if (term == MARK_MAP_TAIL) {
-                hash = (uint32_t)s.w[--s.n];
+                hash = (uint32_t)ws_pop(&s);
                 HASH1(xor_pairs, HCONST_19);
-                xor_pairs = (uint32_t)s.w[--s.n];
+                xor_pairs = (uint32_t)ws_pop(&s);
             } else if (term == MARK_MAP_PAIR) {
                 xor_pairs ^= hash;
                 hash = 0;

@@ -8,11 +8,11 @@
  * appends a copy of the object pointed to and redirects the pointer. The
  * destination itself is the work queue.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "copy.h"
 #include "binary.h"
+#include "wordstack.h"
 
 /* Words of payload that are not terms, for a boxed object's header. Funs
  * keep their FunEntry pointer raw and their free variables as terms. */
@@ -30,40 +30,28 @@ size_t copy_raw_words(Term header) { return raw_words(header); }
 
 size_t copy_size(Term t) {
     if (is_immed(t)) return 0;
-    /* the explicit stack starts on the C stack: most messages are small */
-    Term local[64];
-    Term *stack = local;
-    size_t words = 0, sp = 0, cap = 64;
-#define PUSH(v) do {                                                        \
-        if (sp == cap) {                                                    \
-            Term *bigger = malloc((cap *= 2) * sizeof(Term));               \
-            if (!bigger) abort();                                           \
-            memcpy(bigger, stack, sp * sizeof(Term));                       \
-            if (stack != local) free(stack);                                \
-            stack = bigger;                                                 \
-        }                                                                   \
-        stack[sp++] = (v);                                                  \
-    } while (0)
+    WordStack stack;                    /* on the C stack: most messages are small */
+    ws_init(&stack);
+    size_t words = 0;
     for (;;) {
         while (!is_immed(t)) {
             if (is_list(t)) {
                 words += 2;
-                if (!is_immed(list_head(t))) PUSH(list_head(t));
+                if (!is_immed(list_head(t))) ws_push(&stack, list_head(t));
                 t = list_tail(t);
             } else {
                 Term *p = boxed_ptr(t);
                 size_t n = header_arity(p[0]), raw = raw_words(p[0]);
                 words += 1 + n;
                 for (size_t i = raw + 1; i <= n; i++)
-                    if (!is_immed(p[i])) PUSH(p[i]);
+                    if (!is_immed(p[i])) ws_push(&stack, p[i]);
                 break;
             }
         }
-        if (sp == 0) break;
-        t = stack[--sp];
+        if (stack.n == 0) break;
+        t = ws_pop(&stack);
     }
-#undef PUSH
-    if (stack != local) free(stack);
+    ws_free(&stack);
     return words;
 }
 

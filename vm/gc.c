@@ -36,9 +36,10 @@
  * division (heap_arena_frag), so that a long mailbox costs no sorting. The
  * other fragments are put in an array sorted by address, and a pointer
  * outside young, old and arena is looked up by binary search (after a cheap
- * check against the lowest and highest fragment address). We chose this over asking Boehm (GC_is_heap_ptr) because it
- * depends on nothing outside this file and is deterministic; its cost is paid
- * only by pointers that leave the young and old heaps.
+ * check against the lowest and highest fragment address). We chose this
+ * over asking Boehm (GC_is_heap_ptr) because it depends on nothing outside
+ * this file and is deterministic; its cost is paid only by pointers that
+ * leave the young and old heaps.
  *
  * Sizing. The new young block is sized from the words that could survive
  * (heap in use + fragments in use + stack, and the old heap in a major), on

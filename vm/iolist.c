@@ -1,15 +1,11 @@
 /* iolist.c — the walk of iolist.h. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "iolist.h"
+#include "wordstack.h"
 
 int iolist_visit(Term t, const IolistVisitor *v)
 {
-    Term small_stack[32];
-    Term *stack = small_stack;
-    size_t sp = 0, cap = 32;
+    WordStack stack;                     /* the rests of the lists entered */
+    ws_init(&stack);
     int rc = 0;
     for (;;) {
         if (is_list(t)) {
@@ -25,19 +21,11 @@ int iolist_visit(Term t, const IolistVisitor *v)
                 continue;
             }
             if (!is_list(h) && !is_nil(h)) { rc = -1; break; }
-            if (sp == cap) {             /* the rest of this list waits */
-                Term *ns = malloc(2 * cap * sizeof *ns);
-                if (!ns) { fputs("mini: out of memory\n", stderr); abort(); }
-                memcpy(ns, stack, sp * sizeof *ns);
-                if (stack != small_stack) free(stack);
-                stack = ns;
-                cap *= 2;
-            }
-            stack[sp++] = list_tail(t);
+            ws_push(&stack, list_tail(t));   /* the rest of this list waits */
             t = h;
         } else if (is_nil(t)) {
-            if (sp == 0) break;
-            t = stack[--sp];
+            if (stack.n == 0) break;
+            t = ws_pop(&stack);
         } else if (v->is_leaf(t)) {      /* a binary tail, or the whole term */
             if (v->on_leaf(v->ctx, t) < 0) { rc = -1; break; }
             t = NIL;
@@ -46,6 +34,6 @@ int iolist_visit(Term t, const IolistVisitor *v)
             break;
         }
     }
-    if (stack != small_stack) free(stack);
+    ws_free(&stack);
     return rc;
 }

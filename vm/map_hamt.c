@@ -40,40 +40,21 @@
 #include "jenkins.h"
 #include "module.h"
 #include "proc.h"
+#include "wordstack.h"
 
 #define HC(n) JENKINS_HCONST(n)
 
-/* ---- the work stack of the hash ---- */
+/* ---- the work stack of the hash (a WordStack) ---- */
 
 /* Markers are header words (tag 00), which no term can be. */
 #define MARK_CDR  make_header(1, 15)   /* the end of a list with a non-list tail */
 #define MARK_NODE make_header(2, 15)   /* a trie node: four more words below */
-
-typedef struct {
-    UWord *w;
-    size_t n, cap;
-    UWord small[64];
-} HStack;
 
 static void *xrealloc(void *p, size_t n)
 {
     void *r = realloc(p, n);
     if (!r) { fputs("mini: out of memory (map hash)\n", stderr); abort(); }
     return r;
-}
-
-static void push(HStack *s, UWord x)
-{
-    if (s->n == s->cap) {
-        s->cap *= 2;
-        if (s->w == s->small) {
-            s->w = xrealloc(NULL, s->cap * sizeof *s->w);
-            memcpy(s->w, s->small, sizeof s->small);
-        } else {
-            s->w = xrealloc(s->w, s->cap * sizeof *s->w);
-        }
-    }
-    s->w[s->n++] = x;
 }
 
 /* ---- BEAM's words for immediates ---- */
@@ -205,13 +186,13 @@ static Leaf *scratch_keep(Scratch *sc, Leaf *l)
 }
 
 /* Pushes the node of map holding leaves l[lo..hi) at `level`. */
-static void push_node(HStack *s, Term map, const Leaf *l, size_t lo, size_t hi, unsigned level)
+static void push_node(WordStack *s, Term map, const Leaf *l, size_t lo, size_t hi, unsigned level)
 {
-    push(s, map);
-    push(s, (UWord)(l + lo));
-    push(s, (UWord)(hi - lo));
-    push(s, (UWord)level);
-    push(s, MARK_NODE);
+    ws_push(s, map);
+    ws_push(s, (UWord)(l + lo));
+    ws_push(s, (UWord)(hi - lo));
+    ws_push(s, (UWord)level);
+    ws_push(s, MARK_NODE);
 }
 
 /* One node of OTP's trie for map, as make_internal_hash meets it: the n
@@ -221,7 +202,7 @@ static void push_node(HStack *s, Term map, const Leaf *l, size_t lo, size_t hi, 
  * pushes its slots in order, so they are hashed last slot first, a leaf's
  * key before its value. (Erlang/OTP 25 hashes an inner node with all 16
  * slots used the same way: checked against erl.) */
-static uint32_t hash_trie(uint32_t h, HStack *s, Term map, const Leaf *l, size_t n, unsigned level)
+static uint32_t hash_trie(uint32_t h, WordStack *s, Term map, const Leaf *l, size_t n, unsigned level)
 {
     if (level == 0) h = jenkins_mix2(h, (uint32_t)n, 0, HC(16));
     const Term *vals = map_vals(map);
@@ -231,8 +212,8 @@ static uint32_t hash_trie(uint32_t h, HStack *s, Term map, const Leaf *l, size_t
         if (b - a > 1) {
             push_node(s, map, l, a, b, level + 1);
         } else {
-            push(s, vals[l[a].pos]);
-            push(s, l[a].key);
+            ws_push(s, vals[l[a].pos]);
+            ws_push(s, l[a].key);
         }
     }
     return h;
@@ -247,7 +228,8 @@ uint32_t map_internal_hash(Term term, uint32_t salt)
     uint32_t h = salt ^ 3432918353u;
     if (is_immed(term)) return hash_immed(h, term);
 
-    HStack s = { .w = s.small, .n = 0, .cap = sizeof s.small / sizeof s.small[0] };
+    WordStack s;
+    ws_init(&s);
     Scratch sc = { 0 };
     for (;;) {
         if (is_list(term)) {
@@ -266,8 +248,8 @@ uint32_t map_internal_hash(Term term, uint32_t salt)
             if (is_list(term)) {
                 Term tail = CDR(cell);
                 h = hash_const(h, HC(17));
-                push(&s, tail);
-                if (!is_list(tail)) push(&s, MARK_CDR);
+                ws_push(&s, tail);
+                if (!is_list(tail)) ws_push(&s, MARK_CDR);
                 term = CAR(cell);
             }
             continue;                  /* the head, or the tail that ended the bytes */
@@ -282,7 +264,7 @@ uint32_t map_internal_hash(Term term, uint32_t salt)
             UWord arity = header_arity(bp[0]);
             h = jenkins_mix2(h, (uint32_t)arity, 0, HC(9));
             if (arity == 0) goto pop;
-            for (UWord i = arity; i > 1; i--) push(&s, bp[i]);
+            for (UWord i = arity; i > 1; i--) ws_push(&s, bp[i]);
             term = bp[1];
             continue;
         }
@@ -296,7 +278,7 @@ uint32_t map_internal_hash(Term term, uint32_t salt)
             /* a flat map: size, then each key and its value in key order */
             const Term *k = map_keys(term), *v = map_vals(term);
             h = jenkins_mix2(h, (uint32_t)n, 0, HC(16));
-            for (UWord i = n; i-- > 0;) { push(&s, v[i]); push(&s, k[i]); }
+            for (UWord i = n; i-- > 0;) { ws_push(&s, v[i]); ws_push(&s, k[i]); }
             goto pop;
         }
         case BOXED_FLOAT: {
@@ -343,7 +325,7 @@ uint32_t map_internal_hash(Term term, uint32_t salt)
             h = jenkins_mix2(h, (uint32_t)nfree, (uint32_t)beam_word(fe->module), HC(20));
             h = jenkins_mix2(h, (uint32_t)fe->index, (uint32_t)fe->uniq, HC(21));
             if (nfree == 0) goto pop;
-            for (UWord i = nfree; i > 1; i--) push(&s, bp[1 + i]);
+            for (UWord i = nfree; i > 1; i--) ws_push(&s, bp[1 + i]);
             term = bp[2];
             continue;
         }
@@ -352,22 +334,22 @@ uint32_t map_internal_hash(Term term, uint32_t salt)
         }
     pop:
         if (s.n == 0) break;
-        term = s.w[--s.n];
+        term = ws_pop(&s);
         if (term == MARK_CDR) {
             h = hash_const(h, HC(18));
             goto pop;
         }
         if (term == MARK_NODE) {
-            unsigned level = (unsigned)s.w[--s.n];
-            size_t n = s.w[--s.n];
-            const Leaf *l = (const Leaf *)s.w[--s.n];
-            Term map = s.w[--s.n];
+            unsigned level = (unsigned)ws_pop(&s);
+            size_t n = ws_pop(&s);
+            const Leaf *l = (const Leaf *)ws_pop(&s);
+            Term map = ws_pop(&s);
             h = hash_trie(h, &s, map, l, n, level);
             goto pop;
         }
     }
     for (size_t i = 0; i < sc.n; i++) free(sc.blocks[i]);
     free(sc.blocks);
-    if (s.w != s.small) free(s.w);
+    ws_free(&s);
     return h;
 }

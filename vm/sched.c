@@ -372,10 +372,15 @@ static int is_online(const Scheduler *s) {
     return s->id < atomic_load_explicit(&nonline, memory_order_relaxed);
 }
 
-/* A scheduler taken offline may still be finishing a time slice: what it
+/* Does p go into s's own queue? Not if it is of another priority, and not
+ * if s was taken offline while it finished a time slice: then what it
  * makes runnable goes where online schedulers look. */
+static int queues_here(Scheduler *s, Process *p) {
+    return s && p->prio == PRIO_NORMAL && is_online(s);
+}
+
 static void make_runnable(Scheduler *s, Process *p) {
-    if (p->prio != PRIO_NORMAL || !s || !is_online(s)) {
+    if (!queues_here(s, p)) {
         global_put(p);
         wake_idle();
         return;
@@ -384,9 +389,23 @@ static void make_runnable(Scheduler *s, Process *p) {
     if (runq_length(s) >= SURPLUS) wake_idle();
 }
 
+/* Like make_runnable, but it wakes nobody when p stays here (work that is
+ * no reason for a wake-up: a child a thief would leave alone, a process
+ * whose slice ran out). FRESH marks a child that has not run yet. */
+static void make_runnable_quietly(Scheduler *s, Process *p, uintptr_t fresh) {
+    if (queues_here(s, p)) runq_put_as(s, p, fresh);
+    else make_runnable(s, p);
+}
+
+/* What did not fit s's ring goes where every scheduler takes from. */
+static void backlog_hand_over(Scheduler *s) {
+    Process *q;
+    while ((q = backlog_get(s))) global_put(q);
+}
+
 void sched_wake(Process *p) {
     Scheduler *s = self_sched;
-    if (!s || p->prio != PRIO_NORMAL || !is_online(s)) { make_runnable(s, p); return; }
+    if (!queues_here(s, p)) { make_runnable(s, p); return; }
     /* runnext: the woken process runs next here; the one it displaces is
      * surplus work that another scheduler may take */
     Process *old = atomic_exchange(&s->runnext, p);
@@ -405,8 +424,7 @@ void sched_spawned(Process *parent, Process *child) {
     /* no wake-up: a thief would leave the child alone anyway (see
      * fresh_protected); if the spawning stops and work piles up, find_local's
      * streak wakes someone */
-    if (s && child->prio == PRIO_NORMAL && is_online(s)) runq_put_as(s, child, FRESH);
-    else make_runnable(s, child);
+    make_runnable_quietly(s, child, FRESH);
 }
 
 /* ---- picking work ---- */
@@ -502,7 +520,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
         /* what this scheduler still holds goes where online ones look */
         Process *q;
         while ((q = runq_get(s))) global_put(q);
-        while ((q = backlog_get(s))) global_put(q);
+        backlog_hand_over(s);
         if ((q = atomic_exchange(&s->runnext, NULL))) global_put(q);
         wake_idle();
     }
@@ -620,10 +638,7 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
             atomic_store_explicit(&s->last_spawn_us, r == RUN_YIELD ? timer_now_us() : 0,
                                   memory_order_relaxed);
             if (r != RUN_YIELD && s->backlog_head) {
-                /* what did not fit the ring goes where every scheduler
-                 * takes from, as any overflow does */
-                Process *q;
-                while ((q = backlog_get(s))) global_put(q);
+                backlog_hand_over(s);
                 wake_idle();
             }
         }
@@ -634,8 +649,7 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
     case RUN_YIELD:
         /* back in the queue, but no new work: it was running a moment ago,
          * so it is no reason to wake anyone (find_local's streak is) */
-        if (p->prio == PRIO_NORMAL && is_online(s)) runq_put(s, p);
-        else make_runnable(s, p);
+        make_runnable_quietly(s, p, 0);
         break;
     case RUN_WAIT:
         /* the last touch: after this another scheduler may own p */
