@@ -412,6 +412,7 @@ _Atomic UWord gc_total_collections, gc_total_reclaimed;
 /* A collection that cannot get memory leaves the process as it found it. */
 static void unmark_frags(Process *p)
 {
+    p->mbuf = message_list_reversed(p->mbuf);  /* newest first again */
     for (HeapFrag *f = p->mbuf; f; f = f->next)
         f->size &= ~FRAG_IN_GC;
 }
@@ -424,17 +425,24 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     size_t young_used = (size_t)(p->htop - p->heap);
     size_t mature = (size_t)(p->high_water - p->heap);
     size_t old_used = p->old_heap ? (size_t)(p->old_htop - p->old_heap) : 0;
-    /* Fragments in the message arena are marked; the others are listed. */
+    /* Fragments in the message arena are marked; the others are listed. On
+     * the way the list is turned oldest first, the order they are freed in at
+     * the end (heap_free_frags says why; done here, it costs no second walk). */
     uintptr_t alo = __atomic_load_n(&heap_arena_lo, __ATOMIC_RELAXED);
     uintptr_t ahi = alo ? __atomic_load_n(&heap_arena_hi, __ATOMIC_RELAXED) : 0;
     size_t frag_used = 0, nfrags = 0;
-    for (HeapFrag *f = p->mbuf; f; f = f->next) {
+    HeapFrag *oldest_first = NULL;
+    for (HeapFrag *f = p->mbuf, *next; f; f = next) {
+        next = f->next;
         frag_used += f->used;
         if ((uintptr_t)f - alo < ahi - alo)
             f->size |= FRAG_IN_GC;
         else
             nfrags++;
+        f->next = oldest_first;
+        oldest_first = f;
     }
+    p->mbuf = oldest_first;
 
     if (p->gen_gcs >= p->max_gen_gcs)
         major = 1;
@@ -535,7 +543,7 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     sweep_mso(&g, p);
     free_words(from, from_size);
     free(frags);
-    heap_frag_free(p->mbuf);
+    heap_frag_free(p->mbuf);                   /* oldest first, see above */
     p->mbuf = NULL;
     p->mbuf_words = 0;
     if (major) {

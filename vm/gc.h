@@ -76,7 +76,9 @@ static inline size_t gc_stack_size(const Process *p)
  * heap_attach_frag hangs a fragment (or a chain linked by `next`) on a
  * process: from then on the process owns it, its terms may be stored in the
  * process's roots or heap, and the next collection copies what is live and
- * frees it. heap_frag_free frees a fragment and the rest of its chain. */
+ * frees it. heap_frag_free frees a fragment and the rest of its chain, in
+ * chain order; heap_free_frags frees all of a process's, oldest first
+ * (heap.c says why). */
 HeapFrag *heap_frag_new(size_t words);
 
 /* Sets the C allocator's policy for process memory; main() calls it first. */
@@ -103,5 +105,6 @@ extern uintptr_t heap_arena_lo, heap_arena_hi;
 HeapFrag *heap_arena_frag(uintptr_t a);
 void heap_attach_frag(Process *p, HeapFrag *f);
 void heap_frag_free(HeapFrag *f);
+void heap_free_frags(Process *p);
 
 #endif

@@ -27,15 +27,7 @@ Message *mailbox_take_inbox(Mailbox *mb) {
     Message *head = atomic_load_explicit(&mb->inbox, memory_order_relaxed);
     if (head == NULL || head == MAILBOX_WAITING || head == MAILBOX_CLOSED) return NULL;
     head = atomic_exchange_explicit(&mb->inbox, NULL, memory_order_acquire);
-    /* reverse the LIFO so the oldest comes first */
-    Message *fifo = NULL;
-    while (head) {
-        Message *next = head->next;
-        head->next = fifo;
-        fifo = head;
-        head = next;
-    }
-    return fifo;
+    return message_list_reversed(head);        /* the oldest first */
 }
 
 void mailbox_append(Mailbox *mb, Message *m) {
@@ -88,14 +80,7 @@ void mailbox_stop_waiting(Mailbox *mb) {
 Message *mailbox_close(Mailbox *mb) {
     Message *head = atomic_exchange_explicit(&mb->inbox, MAILBOX_CLOSED, memory_order_acq_rel);
     if (head == MAILBOX_WAITING || head == MAILBOX_CLOSED) head = NULL;
-    Message *fifo = NULL;
-    while (head) {
-        Message *next = head->next;
-        head->next = fifo;
-        fifo = head;
-        head = next;
-    }
-    *mb->last = fifo;
+    *mb->last = message_list_reversed(head);
     Message *all = mb->first;
     mb->first = NULL;
     mb->last = &mb->first;

@@ -59,6 +59,21 @@ typedef struct Message {
     Term mem[];
 } Message;
 
+/* A list linked by `next`, turned round: the inbox (pushed newest first)
+ * into queue order, a process's fragment list (newest first) into the order
+ * it is freed in (heap.c). */
+static inline Message *message_list_reversed(Message *m)
+{
+    Message *reversed = NULL;
+    while (m) {
+        Message *next = m->next;
+        m->next = reversed;
+        reversed = m;
+        m = next;
+    }
+    return reversed;
+}
+
 #define MAILBOX_WAITING ((Message *)1)
 #define MAILBOX_CLOSED ((Message *)2)
 

@@ -623,6 +623,47 @@ static void test_pool_order(void)
         heap_bare_free(b[i]);
 }
 
+/* A process's received blocks go back to the pool oldest first, so that they
+ * come out again in one run of addresses: freed newest first, every
+ * collection's share came back as a run but the runs in the opposite order,
+ * and a long queue built from them jumped between runs (after a few floods
+ * of different lengths, every hundred messages or so). Here a process
+ * receives blocks in address order, collecting every EVERY of them and
+ * freeing the rest when it ends, and the next N blocks taken must lie in
+ * one run again, apart from the seams where the thread's own list meets the
+ * pool's batches. */
+static int address_order(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)*(HeapFrag *const *)a, y = (uintptr_t)*(HeapFrag *const *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_received_order(void)
+{
+    enum { N = 8192, EVERY = 1000 };
+    static HeapFrag *f[N];
+    const intptr_t bytes = (intptr_t)(sizeof(HeapFrag) + 2 * sizeof(Term));
+    for (int i = 0; i < N; i++)
+        f[i] = heap_frag_new(2);
+    qsort(f, N, sizeof f[0], address_order);
+    Process *p = process_new_memory(0);
+    for (int i = 0; i < N; i++) {
+        heap_attach_frag(p, f[i]);
+        if (i % EVERY == EVERY - 1)
+            gc_collect(p, 0, 0, 0);
+    }
+    process_free_memory(p);
+    int jumps = 0;
+    for (int i = 0; i < N; i++) {
+        f[i] = heap_frag_new(2);
+        intptr_t step = (intptr_t)f[i] - (intptr_t)(i ? f[i - 1] : f[0]);
+        if (i && step != bytes && step != -bytes) jumps++;
+    }
+    CHECK(jumps <= 3);
+    for (int i = 0; i < N; i++)
+        heap_frag_free(f[i]);
+}
+
 int main(void)
 {
     test_sizes_and_reductions();
@@ -634,6 +675,7 @@ int main(void)
     test_fragments();
     test_arena_fragments();
     test_pool_order();
+    test_received_order();
     test_promotion();
     test_growing_generations();
     test_garbage_loop();
