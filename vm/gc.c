@@ -163,6 +163,7 @@ static Term *alloc_words(size_t n)
  * reads a boxed pointer to a non-canonical address and crashes at once. */
 static void free_words(Term *mem, size_t n)
 {
+    (void)n;                           /* unused in the sanitizer builds */
 #if GC_STRESS
     for (size_t i = 0; i < n; i++)
         mem[i] = (Term)0xDEADBEEFDEADBEEEull;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "gc.h"
@@ -347,7 +348,10 @@ Term *heap_alloc(Process *p, size_t words)
  * dies on another: handing its memory back to malloc there made the two
  * threads fight over malloc's arena lock (futex calls) and fault in fresh
  * pages at every spawn. The blocks stay ordinary malloc blocks, so the
- * collector may free a cached first heap with free() when it replaces it. */
+ * collector may free a cached first heap with free() when it replaces it.
+ * Process records, though, are never freed: a sender may still count a
+ * reference on a record after its process exited (proc.c, slot_acquire),
+ * so a record stays a record, its refc at zero until it is reused. */
 enum { CACHE_PROCESS, CACHE_HEAP, NCACHES };
 #define BLOCK_BATCH 64
 
@@ -377,8 +381,8 @@ static void *cache_alloc(int c)
             block_nfree[c] = BLOCK_BATCH;
         }
         pthread_mutex_unlock(&pool->lock);
-        if (!block_free[c])
-            return malloc(cache_bytes(c));
+        if (!block_free[c])             /* a record starts with refc 0 */
+            return c == CACHE_PROCESS ? calloc(1, cache_bytes(c)) : malloc(cache_bytes(c));
     }
     void *b = block_free[c];
     block_free[c] = *(void **)b;
@@ -405,6 +409,12 @@ static void cache_free(int c, void *b)
         batch = NULL;
     }
     pthread_mutex_unlock(&pool->lock);
+    if (batch && c == CACHE_PROCESS) {  /* the pool is full: keep them here */
+        *(void **)last = block_free[c];
+        block_free[c] = batch;
+        block_nfree[c] += BLOCK_BATCH;
+        return;
+    }
     while (batch) {                 /* the pool is full: back to malloc */
         void *next = *(void **)batch;
         free(batch);
@@ -417,7 +427,10 @@ Process *process_new_memory(size_t heap_words)
     Process *p = cache_alloc(CACHE_PROCESS);
     if (!p)
         return NULL;
-    memset(p, 0, sizeof *p);
+    /* everything but refc, which a late lookup may be reading (it is 0) */
+    size_t after_refc = offsetof(Process, refc) + sizeof p->refc;
+    memset(p, 0, offsetof(Process, refc));
+    memset((char *)p + after_refc, 0, sizeof *p - after_refc);
     size_t size = gc_next_heap_size(heap_words > MIN_HEAP_SIZE ? heap_words : MIN_HEAP_SIZE);
     p->heap = size == MIN_HEAP_SIZE ? cache_alloc(CACHE_HEAP) : malloc(size * sizeof(Term));
     if (!p->heap) {

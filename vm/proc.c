@@ -7,11 +7,10 @@
  * the same time cannot be freed under the sender's feet; the memory goes when
  * the last reference does.
  *
- * A message is one malloc: a heap fragment sized for the copied term, with
- * the Message record in its last words. When the receiver takes the message,
- * the fragment is hung on its heap (heap_attach_frag) and the next collection
- * copies what is still live; the record inside is simply never looked at
- * again.
+ * A message is one block: the Message record, then the words its term was
+ * copied into (mailbox.h). When the receiver takes the message, the block is
+ * hung on its heap as a fragment (heap_attach_frag) and the next collection
+ * copies what is still live.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -140,14 +139,32 @@ Message *proc_message_timeout(uint64_t ref, Term msg) {
 
 /* ---- the table ---- */
 
+/* The process in a table slot, with a reference taken; NULL if none. Between
+ * reading the slot and counting the reference, the process may exit, its
+ * record be freed (refc 0) and even be made into a new process. That is why
+ * Process records are never given back to malloc (heap.c): the count is
+ * still a count, and it is only raised from above zero, so a freed record is
+ * never revived (raising it from zero freed the record a second time). Then
+ * the slot must still hold the record, or it is not the process sought. */
+static Process *slot_acquire(size_t slot) {
+    Process *p = atomic_load_explicit(&table[slot], memory_order_acquire);
+    if (!p) return NULL;
+    int refs = atomic_load_explicit(&p->refc, memory_order_relaxed);
+    do {
+        if (refs == 0) return NULL;      /* it has exited and been freed */
+    } while (!atomic_compare_exchange_weak_explicit(&p->refc, &refs, refs + 1,
+                                                    memory_order_acquire, memory_order_relaxed));
+    if (atomic_load_explicit(&table[slot], memory_order_acquire) != p) {
+        proc_release(p);
+        return NULL;
+    }
+    return p;
+}
+
 Process *proc_lookup(Term pid) {
     if (!is_pid(pid)) return NULL;
-    Process *p = atomic_load_explicit(&table[pid_val(pid) % PROCESS_LIMIT], memory_order_acquire);
-    if (!p) return NULL;
-    atomic_fetch_add_explicit(&p->refc, 1, memory_order_acq_rel);
-    /* the slot may have been emptied and refilled meanwhile: check the pid,
-     * and that the process has not finished exiting */
-    if (p->pid != pid || atomic_load(&table[pid_val(pid) % PROCESS_LIMIT]) != p) {
+    Process *p = slot_acquire(pid_val(pid) % PROCESS_LIMIT);
+    if (p && p->pid != pid) {            /* the slot's next tenant */
         proc_release(p);
         return NULL;
     }
@@ -166,8 +183,7 @@ void proc_release(Process *p) {
     }
 }
 
-/* Finds a free slot and a pid for p; 0 if the table is full. */
-static int table_insert(Process *p) {
+int proc_table_insert(Process *p) {
     for (int tries = 0; tries < PROCESS_LIMIT; tries++) {
         uint64_t n = atomic_fetch_add(&next_pid, 1);
         Process *expected = NULL;
@@ -180,14 +196,21 @@ static int table_insert(Process *p) {
     return 0;
 }
 
+void proc_table_remove(Process *p) {
+    Process *self = p;
+    if (atomic_compare_exchange_strong(&table[pid_val(p->pid) % PROCESS_LIMIT], &self, NULL))
+        atomic_fetch_sub(&live_count, 1);
+}
+
 Term proc_all_pids(Process *p) {
     Term list = NIL;
     for (long i = PROCESS_LIMIT - 1; i >= 0; i--) {
-        Process *q = atomic_load(&table[i]);
+        Process *q = slot_acquire((size_t)i);
         if (!q) continue;
         Term *hp = heap_alloc(p, 2);
         hp[0] = q->pid; hp[1] = list;
         list = make_list(hp);
+        proc_release(q);
     }
     return list;
 }
@@ -438,13 +461,15 @@ Term proc_spawn(Process *parent, Term module, Term fun, Term args, int link, int
     Process *c = process_new_memory(MIN_HEAP_SIZE);
     if (!c) return THE_NON_VALUE;
     mailbox_init(&c->mbox);
-    atomic_init(&c->refc, 1);
+    /* the table's reference (a lookup that read a slot when this record was
+     * another process's may already be counting: see slot_acquire) */
+    atomic_store_explicit(&c->refc, 1, memory_order_release);
     c->reg_name = NIL;
     c->prio = parent ? parent->prio : PRIO_NORMAL;
     c->group_leader = parent ? parent->group_leader : NIL;
     c->exit_reason = THE_NON_VALUE;
-    if (!table_insert(c)) {
-        process_free_memory(c);
+    if (!proc_table_insert(c)) {
+        proc_release(c);
         return THE_NON_VALUE;
     }
     /* the arguments (or the fun) are copied into the child's heap */
@@ -608,9 +633,7 @@ void proc_exit(Process *p, Term reason, int report) {
     /* Gone from the table and the names before anyone hears of the death, so
      * that whoever receives the 'DOWN' or 'EXIT' finds it dead. */
     if (p->reg_name != NIL) proc_unregister(p->reg_name);
-    Process *self = p;
-    atomic_compare_exchange_strong(&table[pid_val(p->pid) % PROCESS_LIMIT], &self, NULL);
-    atomic_fetch_sub(&live_count, 1);
+    proc_table_remove(p);
     /* no signal can reach us after this; answer the ones that came too late */
     for (Message *m = mailbox_close(&p->mbox), *next; m; m = next) {
         next = m->next;

@@ -27,6 +27,12 @@ Term proc_spawn(Process *parent, Term module, Term fun, Term args, int link, int
  * with proc_release; NULL if there is none. */
 Process *proc_lookup(Term pid);
 void proc_release(Process *p);
+/* The table itself, for spawn and exit: proc_table_insert gives p a pid and
+ * its slot (0 if the table is full); proc_table_remove empties p's slot, and
+ * lookups no longer find it. p->refc counts the table's reference, which
+ * the caller drops with proc_release after removing p. */
+int proc_table_insert(Process *p);
+void proc_table_remove(Process *p);
 UWord proc_count(void);
 /* Pids of all live processes, for processes/0 (built with heap_alloc). */
 Term proc_all_pids(Process *p);
