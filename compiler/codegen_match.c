@@ -77,8 +77,18 @@ void cg_match(Fn *f, Expr *p, UWord src, int fail) {
             continue;
         }
         case E_TUPLE: {
-            cg_op(f, OP_is_tuple_of_arity, 3, (UWord)fail, src, (UWord)p->n);
-            for (int i = 0; i < p->n; i++) {
+            /* {tag, ...} with an atom tag, as most messages and records
+             * are: one test instead of three (arity, fetch, compare), which
+             * a selective receive pays again for every message it skips */
+            Term tag;
+            int first = 0;
+            if (p->n >= 1 && cg_const(f, p->elems[0], &tag) && is_atom(tag)) {
+                cg_op(f, OP_is_tagged_tuple, 4, (UWord)fail, src, (UWord)p->n, tag);
+                first = 1;
+            } else {
+                cg_op(f, OP_is_tuple_of_arity, 3, (UWord)fail, src, (UWord)p->n);
+            }
+            for (int i = first; i < p->n; i++) {
                 Expr *el = p->elems[i];
                 if (cg_wild(el)) continue;
                 UWord d = sub_dest(f, el);

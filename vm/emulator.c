@@ -434,6 +434,10 @@ L_is_tuple_of_arity: {
     Term t = SRC(pc[2]);
     TEST(is_tuple(t) && tuple_arity(t) == pc[3], 4);
 }
+L_is_tagged_tuple: {
+    Term t = SRC(pc[2]);
+    TEST(is_tuple(t) && tuple_arity(t) == pc[3] && tuple_elems(t)[0] == (Term)pc[4], 5);
+}
 L_is_function:     TEST(is_fun(SRC(pc[2])), 3);
 L_is_function2: {
     Term f = SRC(pc[2]), a = SRC(pc[3]);

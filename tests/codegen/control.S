@@ -37,9 +37,7 @@ L3:
 L4:
 L12:
     loop_rec L13, x2
-    is_tuple_of_arity L14, x2, 2
-    get_tuple_element x2, 0, x3
-    is_eq_exact L14, x3, msg
+    is_tagged_tuple L14, x2, 2, msg
     get_tuple_element x2, 1, x1
     remove_message
     move x1, x0
@@ -71,9 +69,7 @@ L6:
     line 19
     call_fun 0
     try_end y0
-    is_tuple_of_arity L19, x0, 2
-    get_tuple_element x0, 0, x1
-    is_eq_exact L19, x1, ok
+    is_tagged_tuple L19, x0, 2, ok
     get_tuple_element x0, 1, y3
     move y3, y6
     jump L18
