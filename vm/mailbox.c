@@ -46,10 +46,6 @@ size_t mailbox_drain(Mailbox *mb) {
     return n;
 }
 
-void mailbox_advance(Mailbox *mb) {
-    mb->save = &(*mb->save)->next;
-}
-
 Message *mailbox_remove(Mailbox *mb) {
     Message *m = *mb->save;
     *mb->save = m->next;

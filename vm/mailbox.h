@@ -101,7 +101,9 @@ size_t mailbox_drain(Mailbox *mb);
 /* Owner. The current message of a receive; NULL at the end of the private
  * queue (the caller drains the inbox and looks again). */
 static inline Message *mailbox_current(Mailbox *mb) { return *mb->save; }
-void mailbox_advance(Mailbox *mb);          /* current -> next (no match)   */
+static inline void mailbox_advance(Mailbox *mb) {   /* current -> next (no match) */
+    mb->save = &(*mb->save)->next;
+}
 Message *mailbox_remove(Mailbox *mb);       /* unlink current; rewind       */
 void mailbox_rewind(Mailbox *mb);           /* receive starts over at first */
 /* Owner. Marks the inbox as waiting unless a message is there: 1 if the owner
