@@ -981,7 +981,10 @@ void cg_effect(Fn *f, Expr *e) {
 }
 
 void cg_body(Fn *f, Expr **es, int n, int tail, UWord dest) {
-    for (int i = 0; i < n - 1; i++) cg_effect(f, es[i]);
+    for (int i = 0; i < n - 1; i++) {
+        cg_ref_mark(f, es, n, i);
+        cg_effect(f, es[i]);
+    }
     if (n > 0) cg_expr(f, es[n - 1], tail, dest);
 }
 

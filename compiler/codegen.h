@@ -92,6 +92,7 @@ typedef struct Fn {
     int bif_fail;                     /* fail label for BIFs: guard context */
     size_t *patch; int npatch, cappatch;
     Stub *stubs; int nstubs, capstubs;
+    Expr *mark_receive; int mark_label;   /* a receive a new reference marked (cg_ref_mark) */
 } Fn;
 
 typedef struct Snap {
@@ -174,6 +175,9 @@ int cg_map_pred(Fn *f, Expr *e);
 void cg_case(Fn *f, Expr *e, int tail, UWord dest);
 void cg_if(Fn *f, Expr *e, int tail, UWord dest);
 void cg_receive(Fn *f, Expr *e, int tail, UWord dest);
+/* Before es[i] of a body: if it makes a reference that a receive soon after
+ * needs in every clause, mark the queue's end for that receive. */
+void cg_ref_mark(Fn *f, Expr **es, int n, int i);
 void cg_try(Fn *f, Expr *e, int tail, UWord dest);
 void cg_catch(Fn *f, Expr *e, UWord dest);
 void cg_lc(Fn *f, Expr *e, int tail, UWord dest);

@@ -116,8 +116,14 @@ void cg_shortcircuit(Fn *f, Expr *e, int tail, UWord dest) {
  * leaf with no allocate and no y slots. */
 void cg_receive(Fn *f, Expr *e, int tail, UWord dest) {
     UWord t = e->timeout ? cg_operand(f, e->timeout, 1) : NOOP;
-    int lloop = cg_new_label(f), lwait = cg_new_label(f), lend = tail ? 0 : cg_new_label(f);
+    int marked = e == f->mark_receive;
+    int lloop = marked ? f->mark_label : cg_new_label(f);
+    int lwait = cg_new_label(f), lend = tail ? 0 : cg_new_label(f);
     UWord mr = REG_X(cg_alloc_x(f, R_TEMP));
+    if (marked) {
+        cg_op(f, OP_recv_set, 1, (UWord)lloop);    /* once: a wake-up goes to lloop */
+        f->mark_receive = NULL;
+    }
     cg_label(f, lloop);
     cg_op(f, OP_loop_rec, 2, (UWord)lwait, mr);
     Snap *pre = cg_snap(f);
@@ -153,6 +159,81 @@ void cg_receive(Fn *f, Expr *e, int tail, UWord dest) {
     cg_free(f, mr);
     cg_free(f, t);
     if (!tail) cg_label(f, lend);
+}
+
+/* ---- receives only a new reference can match ----------------------------- */
+
+/* Ref = make_ref() (or monitor(process, P)), a few sends, then a receive
+ * whose every clause needs Ref in the message: the messages queued before
+ * Ref existed cannot match, so the receive may start where the queue ended
+ * just before Ref was made (recv_mark there -- before, since monitoring a
+ * dead process queues its 'DOWN' at once -- and recv_set before the
+ * receive), and a call/reply in a process with a long queue stays O(1), as
+ * in Erlang. The code in between may only build terms, send, and make
+ * references: a call could run another marked receive, even this one
+ * (recursion), and leave the mark somewhere later than Ref. */
+static int erlang_bif(Fn *f, Expr *e, const char *name, int arity) {
+    if (e->kind != E_CALL || e->n != arity) return 0;
+    CallInfo ci;
+    cg_classify(f, e, &ci, 1);
+    return ci.kind == CK_BIF && !strcmp(ci.mod, "erlang") && !strcmp(ci.name, name);
+}
+
+static int makes_ref(Fn *f, Expr *e) {
+    return erlang_bif(f, e, "make_ref", 0) || erlang_bif(f, e, "monitor", 2);
+}
+
+/* Code that runs no receive and no code of other functions. */
+static int mark_safe(Fn *f, Expr *e) {
+    switch (e->kind) {
+    case E_VAR: case E_ATOM: case E_INT: case E_FLOAT: case E_STRING: case E_NIL: return 1;
+    case E_CONS: return mark_safe(f, e->a) && mark_safe(f, e->b);
+    case E_TUPLE:
+        for (int i = 0; i < e->n; i++) if (!mark_safe(f, e->elems[i])) return 0;
+        return 1;
+    case E_MATCH: return mark_safe(f, e->b);
+    case E_BINOP: return e->op == OP_SEND && mark_safe(f, e->a) && mark_safe(f, e->b);
+    case E_CALL:
+        if (!makes_ref(f, e) && !erlang_bif(f, e, "self", 0)) return 0;
+        for (int i = 0; i < e->n; i++) if (!mark_safe(f, e->elems[i])) return 0;
+        return 1;
+    default: return 0;
+    }
+}
+
+/* Whether matching pattern p needs the value of variable `name`. */
+static int pattern_needs(Expr *p, const char *name) {
+    switch (p->kind) {
+    case E_VAR: return p->name == name;
+    case E_CONS: case E_MATCH: return pattern_needs(p->a, name) || pattern_needs(p->b, name);
+    case E_TUPLE:
+        for (int i = 0; i < p->n; i++) if (pattern_needs(p->elems[i], name)) return 1;
+        return 0;
+    default: return 0;
+    }
+}
+
+void cg_ref_mark(Fn *f, Expr **es, int n, int i) {
+    Expr *e = es[i];
+    if (e->kind != E_MATCH || e->a->kind != E_VAR || cg_wild(e->a) || !makes_ref(f, e->b)) return;
+    const char *ref = e->a->name;
+    for (int j = i + 1; j < n; j++) {
+        Expr *r = es[j]->kind == E_RECEIVE ? es[j]
+                : es[j]->kind == E_MATCH && es[j]->b->kind == E_RECEIVE ? es[j]->b : NULL;
+        if (!r) {
+            if (!mark_safe(f, es[j])) return;
+            continue;
+        }
+        if (r->nclauses == 0) return;
+        for (int k = 0; k < r->nclauses; k++)
+            if (!pattern_needs(r->clauses[k]->patterns[0], ref)) return;
+        if (f->mark_receive != r) {
+            f->mark_receive = r;
+            f->mark_label = cg_new_label(f);
+        }
+        cg_op(f, OP_recv_mark, 1, (UWord)f->mark_label);
+        return;
+    }
 }
 
 /* ---- try / catch --------------------------------------------------------- */

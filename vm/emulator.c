@@ -646,14 +646,23 @@ L_timeout:
     p->timed_out = 0;
     DISPATCH(1);
 
+/* A receive that only messages holding a new reference can match skips the
+ * ones queued before the reference was made (codegen_ctl.c decides when):
+ * recv_mark remembers where the queue ended, recv_set starts the receive
+ * there. The mark is for one receive (its loop's address), so a mark left by
+ * other code is never used by the wrong receive; mailbox_remove keeps it
+ * valid when a message before it goes. */
 L_recv_mark:
     proc_drain(p);
+    if (p->exiting) goto exit_by_signal;
     p->mbox.mark = p->mbox.last;
-    DISPATCH(1);
+    p->mbox.mark_for = (const void *)pc[1];
+    DISPATCH(2);
 
 L_recv_set:
-    if (p->mbox.mark) p->mbox.save = p->mbox.mark;
-    DISPATCH(1);
+    if (p->mbox.mark && p->mbox.mark_for == (const void *)pc[1]) p->mbox.save = p->mbox.mark;
+    p->mbox.mark = NULL;
+    DISPATCH(2);
 
 /* ---- maps (map.c): they allocate with heap_alloc, so no live count ---- */
 #define PUT_MAP(exact) do {                                                   \

@@ -83,6 +83,7 @@ typedef struct Mailbox {
     Message **last;              /* link to fill by the next append */
     Message **save;              /* receive position: link to the current message */
     Message **mark;              /* position remembered by recv_mark, or NULL */
+    const void *mark_for;        /* the receive it was remembered for */
     size_t len;                  /* messages in the private queue */
 } Mailbox;
 
