@@ -110,6 +110,44 @@ void cg_shortcircuit(Fn *f, Expr *e, int tail, UWord dest) {
 
 /* ---- receive ------------------------------------------------------------- */
 
+/* The words of a loop_rec_filter when every clause matches a tuple: per
+ * clause its arity and the elements fixed before the receive (literals, and
+ * variables bound already), as (index, value) pairs -- the emulator skips
+ * the messages no clause allows before running any clause's tests. NULL
+ * when some clause matches something else. */
+static UWord *receive_filter(Fn *f, Expr *e, int *nwords) {
+    int cap = 1;
+    for (int k = 0; k < e->nclauses; k++) {
+        Expr *p = e->clauses[k]->patterns[0];
+        if (p->kind != E_TUPLE) return NULL;
+        cap += 2 + 2 * p->n;
+    }
+    if (e->nclauses == 0) return NULL;
+    UWord *w = GC_MALLOC(sizeof(UWord) * (size_t)cap);
+    int n = 0;
+    w[n++] = make_small(e->nclauses);
+    for (int k = 0; k < e->nclauses; k++) {
+        Expr *p = e->clauses[k]->patterns[0];
+        w[n++] = make_small(p->n);
+        int count_at = n++, tests = 0;
+        for (int i = 0; i < p->n; i++) {
+            Expr *el = p->elems[i];
+            Term lit;
+            UWord v;
+            if (cg_const(f, el, &lit)) v = lit;
+            else if (el->kind == E_VAR && !cg_wild(el) && !cg_is_self(f, el) && cg_is_bound(f, el->name))
+                v = cg_operand(f, el, 0);                  /* its home: no code */
+            else continue;
+            w[n++] = make_small(i);
+            w[n++] = v;
+            tests++;
+        }
+        w[count_at] = make_small(tests);
+    }
+    *nwords = n;
+    return w;
+}
+
 /* A receive needs no frame: the message goes to a free x register, and a
  * process that waits keeps its live x registers (wait's live operand), as a
  * preempted one does. So `loop(S) -> receive M -> ..., loop(S2) end` is a
@@ -125,7 +163,14 @@ void cg_receive(Fn *f, Expr *e, int tail, UWord dest) {
         f->mark_receive = NULL;
     }
     cg_label(f, lloop);
-    cg_op(f, OP_loop_rec, 2, (UWord)lwait, mr);
+    int nfilter;
+    UWord *filter = receive_filter(f, e, &nfilter);
+    if (filter) {
+        cg_op(f, OP_loop_rec_filter, 3, (UWord)lwait, mr, (UWord)nfilter);
+        for (int i = 0; i < nfilter; i++) cg_emit(f, filter[i]);
+    } else {
+        cg_op(f, OP_loop_rec, 2, (UWord)lwait, mr);
+    }
     Snap *pre = cg_snap(f);
     Merge m = {0};
     for (int i = 0; i < e->nclauses; i++) {

@@ -589,16 +589,57 @@ L_send: {
     DISPATCH(4);
 }
 
+/* m = the message at the receive position, draining the inbox when the
+ * private queue is used up; none: on to the wait at pc[1]. */
+#define CURRENT_MESSAGE(m) do {                                             \
+        (m) = mailbox_current(&p->mbox);                                    \
+        if (!(m)) {                                                         \
+            proc_drain(p);                                                  \
+            if (p->exiting) goto exit_by_signal;                            \
+            (m) = mailbox_current(&p->mbox);                                \
+            if (!(m)) FAIL_TO(pc[1]);                                       \
+        }                                                                   \
+    } while (0)
+
 L_loop_rec: {
-    Message *m = mailbox_current(&p->mbox);
-    if (!m) {
-        proc_drain(p);
-        if (p->exiting) goto exit_by_signal;
-        m = mailbox_current(&p->mbox);
-        if (!m) FAIL_TO(pc[1]);
-    }
+    Message *m;
+    CURRENT_MESSAGE(m);
     DST(pc[2]) = m->term;
     DISPATCH(3);
+}
+
+/* A receive whose clauses all match tuples: a message no clause's arity and
+ * fixed elements (literals, variables bound before the receive) allow is
+ * skipped here, without running the clauses' tests one instruction at a
+ * time; in a selective receive that waits for one reply among many queued
+ * messages, that is most of its work (codegen_ctl.c, receive_filter). */
+L_loop_rec_filter: {
+    const Instr *filter = pc + 4;
+    for (;;) {
+        Message *m;
+        CURRENT_MESSAGE(m);
+        Term t = m->term;
+        if (is_tuple(t)) {
+            const Term *el = tuple_elems(t);
+            UWord arity = tuple_arity(t);
+            const Instr *c = filter + 1;
+            for (SWord k = small_val((Term)filter[0]); k > 0; k--) {
+                UWord want = (UWord)small_val((Term)c[0]), ntests = (UWord)small_val((Term)c[1]);
+                int pass = arity == want;
+                for (UWord i = 0; pass && i < ntests; i++) {
+                    Term a = el[small_val((Term)c[2 + 2 * i])], b = SRC(c[3 + 2 * i]);
+                    pass = a == b || (!is_immed(a) && !is_immed(b) && term_eq_exact(a, b));
+                }
+                if (pass) {
+                    DST(pc[2]) = t;
+                    DISPATCH(4 + pc[3]);
+                }
+                c += 2 + 2 * ntests;
+            }
+        }
+        mailbox_advance(&p->mbox);
+        reds--;
+    }
 }
 
 L_loop_rec_end:

@@ -18,7 +18,7 @@ L2:
     send x0, x5, x5
     recv_set L7
 L7:
-    loop_rec L8, x5
+    loop_rec_filter L8, x5, [2, 2, 1, 0, x2, 5, 3, 0, 'DOWN', 1, x2, 2, process]
     is_tuple_of_arity L9, x5, 2
     get_tuple_element x5, 0, x6
     is_eq_exact L9, x6, x2
@@ -92,7 +92,7 @@ L6:
     line 27
     bif 0, io:format/1, 4, x4, ["waiting~n"]
 L15:
-    loop_rec L16, x4
+    loop_rec_filter L16, x4, [1, 2, 1, 0, x2]
     is_tuple_of_arity L17, x4, 2
     get_tuple_element x4, 0, x5
     is_eq_exact L17, x5, x2
