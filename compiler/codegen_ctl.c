@@ -110,26 +110,29 @@ void cg_shortcircuit(Fn *f, Expr *e, int tail, UWord dest) {
 
 /* ---- receive ------------------------------------------------------------- */
 
-/* The words of a loop_rec_filter when every clause matches a tuple: per
- * clause its arity and the elements fixed before the receive (literals, and
- * variables bound already), as (index, value) pairs -- the emulator skips
- * the messages no clause allows before running any clause's tests. NULL
- * when some clause matches something else. */
-static UWord *receive_filter(Fn *f, Expr *e, int *nwords) {
-    int cap = 1;
-    for (int k = 0; k < e->nclauses; k++) {
-        Expr *p = e->clauses[k]->patterns[0];
-        if (p->kind != E_TUPLE) return NULL;
-        cap += 2 + 2 * p->n;
+/* A receive whose clauses all match tuples starts with loop_rec_filter:
+ * per clause the arity and the elements fixed before the receive
+ * (literals, and variables bound already) as (index, value) pairs, so that
+ * the emulator skips the messages no clause allows before running any
+ * clause's tests. Other receives start with loop_rec. */
+static void cg_loop_rec(Fn *f, Expr *e, int lwait, UWord mr) {
+    int tuples = e->nclauses > 0;
+    for (int k = 0; k < e->nclauses; k++)
+        if (e->clauses[k]->patterns[0]->kind != E_TUPLE) tuples = 0;
+    if (!tuples) {
+        cg_op(f, OP_loop_rec, 2, (UWord)lwait, mr);
+        return;
     }
-    if (e->nclauses == 0) return NULL;
-    UWord *w = GC_MALLOC(sizeof(UWord) * (size_t)cap);
-    int n = 0;
-    w[n++] = make_small(e->nclauses);
+    Gen *g = f->g;
+    cg_op(f, OP_loop_rec_filter, 3, (UWord)lwait, mr, (UWord)0);
+    size_t count_at = g->ncode - 1;             /* the operand count, set below */
+    cg_emit(f, make_small(e->nclauses));
     for (int k = 0; k < e->nclauses; k++) {
         Expr *p = e->clauses[k]->patterns[0];
-        w[n++] = make_small(p->n);
-        int count_at = n++, tests = 0;
+        cg_emit(f, make_small(p->n));
+        size_t tests_at = g->ncode;
+        cg_emit(f, make_small(0));
+        int tests = 0;
         for (int i = 0; i < p->n; i++) {
             Expr *el = p->elems[i];
             Term lit;
@@ -138,14 +141,13 @@ static UWord *receive_filter(Fn *f, Expr *e, int *nwords) {
             else if (el->kind == E_VAR && !cg_wild(el) && !cg_is_self(f, el) && cg_is_bound(f, el->name))
                 v = cg_operand(f, el, 0);                  /* its home: no code */
             else continue;
-            w[n++] = make_small(i);
-            w[n++] = v;
+            cg_emit(f, make_small(i));
+            cg_emit(f, v);
             tests++;
         }
-        w[count_at] = make_small(tests);
+        g->code[tests_at] = make_small(tests);
     }
-    *nwords = n;
-    return w;
+    g->code[count_at] = (UWord)(g->ncode - count_at - 1);
 }
 
 /* A receive needs no frame: the message goes to a free x register, and a
@@ -163,14 +165,7 @@ void cg_receive(Fn *f, Expr *e, int tail, UWord dest) {
         f->mark_receive = NULL;
     }
     cg_label(f, lloop);
-    int nfilter;
-    UWord *filter = receive_filter(f, e, &nfilter);
-    if (filter) {
-        cg_op(f, OP_loop_rec_filter, 3, (UWord)lwait, mr, (UWord)nfilter);
-        for (int i = 0; i < nfilter; i++) cg_emit(f, filter[i]);
-    } else {
-        cg_op(f, OP_loop_rec, 2, (UWord)lwait, mr);
-    }
+    cg_loop_rec(f, e, lwait, mr);
     Snap *pre = cg_snap(f);
     Merge m = {0};
     for (int i = 0; i < e->nclauses; i++) {

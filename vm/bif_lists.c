@@ -38,7 +38,7 @@ Term bif_lists_member_2(Process *p, Term *args) {
     Term l = args[1];
     for (; is_list(l); l = list_tail(l), n++) {
         Term h = list_head(l);
-        if (h == x || (!is_immed(x) && term_eq_exact(h, x))) {
+        if (terms_exactly_equal(h, x)) {
             p->reds -= n / ELEMS_PER_RED;
             return AM_true;
         }

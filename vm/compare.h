@@ -18,6 +18,11 @@ int term_compare(Term a, Term b);
 int term_compare_exact(Term a, Term b);
 int term_eq(Term a, Term b);            /* ==  */
 int term_eq_exact(Term a, Term b);      /* =:= */
+/* =:= with the common case inline: two immediates are equal only if they
+ * are the same word, so only two compound terms need the call. */
+static inline int terms_exactly_equal(Term a, Term b) {
+    return a == b || (!is_immed(a) && !is_immed(b) && term_eq_exact(a, b));
+}
 /* Two numbers (small, big or float): <0, 0, >0 by value. */
 int number_compare(Term a, Term b);
 

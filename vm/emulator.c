@@ -459,11 +459,11 @@ L_is_ne_exact_imm:
     TEST(SRC(pc[2]) != (Term)pc[3], 4);
 L_is_eq_exact: {
     Term a = SRC(pc[2]), b = SRC(pc[3]);
-    TEST(a == b || (!is_immed(a) && !is_immed(b) && term_eq_exact(a, b)), 4);
+    TEST(terms_exactly_equal(a, b), 4);
 }
 L_is_ne_exact: {
     Term a = SRC(pc[2]), b = SRC(pc[3]);
-    TEST(!(a == b || (!is_immed(a) && !is_immed(b) && term_eq_exact(a, b))), 4);
+    TEST(!terms_exactly_equal(a, b), 4);
 }
 L_is_eq: {
     Term a = SRC(pc[2]), b = SRC(pc[3]);
@@ -489,7 +489,7 @@ L_select_val: {
     UWord n = pc[3];
     for (UWord i = 0; i < n; i++) {
         Term lit = (Term)pc[4 + 2 * i];
-        if (v == lit || (!is_immed(v) && !is_immed(lit) && term_eq_exact(v, lit)))
+        if (terms_exactly_equal(v, lit))
             FAIL_TO(pc[5 + 2 * i]);
     }
     FAIL_TO(pc[2]);
@@ -612,7 +612,7 @@ L_loop_rec: {
  * fixed elements (literals, variables bound before the receive) allow is
  * skipped here, without running the clauses' tests one instruction at a
  * time; in a selective receive that waits for one reply among many queued
- * messages, that is most of its work (codegen_ctl.c, receive_filter). */
+ * messages, that is most of its work (codegen_ctl.c, cg_loop_rec). */
 L_loop_rec_filter: {
     const Instr *filter = pc + 4;
     for (;;) {
@@ -627,8 +627,7 @@ L_loop_rec_filter: {
                 UWord want = (UWord)small_val((Term)c[0]), ntests = (UWord)small_val((Term)c[1]);
                 int pass = arity == want;
                 for (UWord i = 0; pass && i < ntests; i++) {
-                    Term a = el[small_val((Term)c[2 + 2 * i])], b = SRC(c[3 + 2 * i]);
-                    pass = a == b || (!is_immed(a) && !is_immed(b) && term_eq_exact(a, b));
+                    pass = terms_exactly_equal(el[small_val((Term)c[2 + 2 * i])], SRC(c[3 + 2 * i]));
                 }
                 if (pass) {
                     DST(pc[2]) = t;

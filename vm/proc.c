@@ -84,12 +84,9 @@ static Message *message_alloc(size_t words) {
 
 /* A signal of `kind` with room for `words` words of term data. */
 static Message *signal_alloc(size_t words, int kind, Term from, uint64_t ref) {
-    Message *m = heap_frag_new(words + SIG_WORDS);
-    if (!m) no_memory();
-    m->next = NULL;
+    Message *m = message_alloc(words + SIG_WORDS);
     m->used = words;
     m->kind = kind;
-    m->link = 0;
     m->term = NIL;
     m->mem[words] = from;
     m->mem[words + 1] = (Term)ref;
