@@ -1,11 +1,13 @@
 #!/bin/sh
 # deps.sh — checks for the build dependencies (flex, bison, Boehm GC and readline
-# headers, a C compiler) and installs the missing ones with apt-get when it can.
+# headers, a C compiler) and what the test suite uses (tmux drives the shell
+# tests), and installs the missing ones with apt-get when it can.
 missing=""
 command -v flex  >/dev/null 2>&1 || missing="$missing flex"
 command -v bison >/dev/null 2>&1 || missing="$missing bison"
 command -v cc    >/dev/null 2>&1 || missing="$missing gcc"
 command -v make  >/dev/null 2>&1 || missing="$missing make"
+command -v tmux  >/dev/null 2>&1 || missing="$missing tmux"
 for h in gc.h:libgc-dev readline/readline.h:libreadline-dev; do
   hdr=${h%%:*}; pkg=${h#*:}
   printf '#include <%s>\nint main(void){return 0;}\n' "$hdr" | cc -E -x c - >/dev/null 2>&1 || missing="$missing $pkg"

@@ -84,8 +84,19 @@ else
 fi
 
 xargs -P "$JOBS" -L 1 sh "$0" --one < "$results/list"
+# Every test started must have left a result: a worker that dies (killed,
+# out of memory, a shell error) counts as a failure instead of vanishing.
+started=$(wc -l < "$results/list")
+while read -r kind t; do
+  name=$(echo "$t" | tr '/' '_')
+  [ -f "$results/$name.result" ] || echo "FAIL $kind $t (no result: its worker died)" > "$results/$name.result"
+done < "$results/list"
 passed=$(cat "$results"/*.result 2>/dev/null | grep -c '^pass ')
 failed=$(cat "$results"/*.result 2>/dev/null | grep -c '^FAIL ')
-cat "$results"/*.result | grep -v '^pass ' || true
+cat "$results"/*.result 2>/dev/null | grep -v '^pass ' || true
 echo "$passed passed, $failed failed"
+if [ $((passed + failed)) -ne "$started" ]; then
+  echo "run.sh: $started tests started but $((passed + failed)) results counted" >&2
+  exit 1
+fi
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
