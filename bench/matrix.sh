@@ -47,7 +47,7 @@ PAYLOADS=${PAYLOADS:-$ALL_PAYLOADS}
 size_of() {
   case "$1:$2" in
     cpu:none) echo 200000 ;;
-    timers:none) echo 60 ;;
+    timers:none) echo 15 ;;
     float:none) echo 150 ;;
     clock:none) echo 120000 ;;
     fanout:atom) echo 600 ;;       fanout:tuple4) echo 400 ;;
@@ -56,14 +56,14 @@ size_of() {
     fanout:map20) echo 80 ;;       fanout:list1000) echo 10 ;;
     fanout_hs:atom) echo 800 ;;    fanout_hs:tuple4) echo 600 ;;
     fanout_hs:tuple12) echo 150 ;; fanout_hs:list25) echo 200 ;;
-    fanout_hs:bin100) echo 250 ;;  fanout_hs:bin1k) echo 150 ;;
-    fanout_hs:map20) echo 200 ;;   fanout_hs:list1000) echo 10 ;;
+    fanout_hs:bin100) echo 400 ;;  fanout_hs:bin1k) echo 150 ;;
+    fanout_hs:map20) echo 200 ;;   fanout_hs:list1000) echo 11 ;;
     many_to_one:atom) echo 30000 ;;   many_to_one:tuple4) echo 30000 ;;
     many_to_one:tuple12) echo 25000 ;; many_to_one:list25) echo 20000 ;;
     many_to_one:bin100) echo 25000 ;; many_to_one:bin1k) echo 25000 ;;
     many_to_one:map20) echo 20000 ;;  many_to_one:list1000) echo 400 ;;
     all_to_all:atom) echo 600 ;;   all_to_all:tuple4) echo 600 ;;
-    all_to_all:tuple12) echo 200 ;; all_to_all:list25) echo 200 ;;
+    all_to_all:tuple12) echo 300 ;; all_to_all:list25) echo 200 ;;
     all_to_all:bin100) echo 500 ;; all_to_all:bin1k) echo 300 ;;
     all_to_all:map20) echo 250 ;;  all_to_all:list1000) echo 4 ;;
     pipeline:atom) echo 200000 ;;  pipeline:tuple4) echo 150000 ;;
