@@ -98,7 +98,8 @@ def main():
     outdir = sys.argv[2] if len(sys.argv) == 3 else "docs/plots"
     os.makedirs(outdir, exist_ok=True)
     when = next((h for h in m.header if h.startswith("Mini benchmark matrix")), "")
-    source = "%s; %s" % (os.path.basename(sys.argv[1]), when.replace("Mini benchmark matrix, ", ""))
+    load = next((h for h in m.header if h.startswith("load average at start")), "")
+    source = "; ".join(x for x in (os.path.basename(sys.argv[1]), when.replace("Mini benchmark matrix, ", ""), load) if x)
     made = []
     if "mini-S1" in m.configs and "mini-S2" in m.configs:
         path = os.path.join(outdir, "matrix_s2_s1.svg")

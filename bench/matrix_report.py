@@ -6,7 +6,9 @@ starting with '#' are the run's header), takes the median of each cell's runs
 per configuration and prints Markdown: the medians (ms), the ratio grids
 (rows = patterns, columns = payloads) of Mini +S 2 / +S 1 and Mini +S 2 /
 erl +S 2, and the issue's checks, each marked met / NOT met with the cells
-that miss it. A ratio is the ratio of the two medians. Standard library only.
+that miss it. A ratio is the median over rounds of the ratio of the two
+configurations' runs in the same round (see Matrix.ratio). Standard library
+only.
 """
 import csv
 import statistics
@@ -39,9 +41,12 @@ class Matrix:
             lines = [l for l in f if l.strip()]
         self.header = [l[2:].rstrip() for l in lines if l.startswith("#")]
         self.vals = defaultdict(list)
+        self.runs = defaultdict(dict)        # (pattern, payload, config) -> {run: µs}
         self.sizes = {}
         for r in csv.DictReader(l for l in lines if not l.startswith("#")):
             self.vals[(r["pattern"], r["payload"], r["config"])].append(r["value"])
+            if is_num(r["value"]):
+                self.runs[(r["pattern"], r["payload"], r["config"])][r["run"]] = float(r["value"])
             self.sizes[(r["pattern"], r["payload"])] = r["size"]
         known = set(PATTERNS)
         self.patterns = [p for p in PATTERNS if any(k[0] == p for k in self.vals)]
@@ -66,6 +71,14 @@ class Matrix:
         return [x for x in self.vals.get((p, pl, c), []) if not is_num(x)]
 
     def ratio(self, p, pl, a, b):
+        """time(a) / time(b): the median over rounds of the ratio within a
+        round (the two runs were taken a few seconds apart, so a slow spell of
+        the host tends to fall on both), or the ratio of the medians when no
+        round has both"""
+        ra, rb = self.runs.get((p, pl, a), {}), self.runs.get((p, pl, b), {})
+        pairs = [ra[r] / rb[r] for r in ra if r in rb and rb[r] > 0]
+        if pairs:
+            return statistics.median(pairs)
         x, y = self.med(p, pl, a), self.med(p, pl, b)
         return x / y if x is not None and y else None
 
@@ -114,9 +127,9 @@ def check(out, name, cells, test, worst=max):
         out.append("- %s: not measured" % name)
     elif miss:
         out.append("- %s: **NOT met** in %d of %d cells: %s" % (
-            name, len(miss), len(got), ", ".join("%s %.2f" % (l, v) for l, v in miss)))
+            name, len(miss), len(got), ", ".join("%s %.3f" % (l, v) for l, v in miss)))
     else:
-        out.append("- %s: met in all %d cells (worst %.2f)" % (
+        out.append("- %s: met in all %d cells (worst %.3f)" % (
             name, len(got), worst(v for _, v in got)))
     missing = len(cells) - len(got)
     if missing:
@@ -133,7 +146,7 @@ def report(m):
     rows = [[p, pl, m.sizes[(p, pl)]] + [m.cell_text(p, pl, c) for c in m.configs] for p, pl in m.cells()]
     P(table(["pattern", "payload", "size"] + [NAMES[c] for c in m.configs], rows))
     P("")
-    P("### ratios of medians per cell\n")
+    P("### ratios per cell (time / time; median of the per-round ratios)\n")
     pairs = [("mini-S2", "mini-S1", "Mini +S 2 / +S 1"), ("mini-S4", "mini-S2", "Mini +S 4 / +S 2"),
              ("mini-nosmp", "mini-S1", "Mini -smp disable / +S 1"), ("mini-S2", "erl-S2", "Mini +S 2 / erl +S 2"),
              ("mini-S1", "erl-S1", "Mini +S 1 / erl +S 1"), ("erl-S2", "erl-S1", "erl +S 2 / +S 1")]
