@@ -102,7 +102,15 @@ def table(head, rows):
 
 
 def fmt(r):
-    return "–" if r is None else "%.2f" % r
+    return "–" if r is None else r if isinstance(r, str) else "%.2f" % r
+
+
+def ratio_or_fail(m, p, pl, a, b):
+    """the ratio, or "FAIL" when either side has only failed runs, or None"""
+    r = m.ratio(p, pl, a, b)
+    if r is None and any(m.bad(p, pl, c) and m.med(p, pl, c) is None for c in (a, b)):
+        return "FAIL"
+    return r
 
 
 def ratio_grid(m, a, b):
@@ -111,18 +119,28 @@ def ratio_grid(m, a, b):
     rows = []
     for p in m.patterns:
         if (p, "none") in m.sizes:
-            rows.append([p, fmt(m.ratio(p, "none", a, b)) + " (no payload)"] + [""] * (len(PAYLOADS) - 1))
+            rows.append([p, fmt(ratio_or_fail(m, p, "none", a, b)) + " (no payload)"] + [""] * (len(PAYLOADS) - 1))
         else:
-            rows.append([p] + [fmt(m.ratio(p, pl, a, b)) if (p, pl) in m.sizes else "–" for pl in PAYLOADS])
+            rows.append([p] + [fmt(ratio_or_fail(m, p, pl, a, b)) if (p, pl) in m.sizes else "–" for pl in PAYLOADS])
     return table(["pattern"] + PAYLOADS, rows)
 
 
+def is_ratio(v):
+    return isinstance(v, float)
+
+
 def check(out, name, cells, test, worst=max):
-    """cells: [(label, value or None)]; test(value) -> bool. Prints met /
+    """cells: [(label, ratio or "FAIL" or None)]; test(ratio) -> bool. Prints met /
     NOT met (with the cells that miss) / not measured; worst picks the
     value nearest to missing."""
-    got = [(l, v) for l, v in cells if v is not None]
+    got = [(l, v) for l, v in cells if is_ratio(v)]
     miss = [(l, v) for l, v in got if not test(v)]
+    failed = [l for l, v in cells if v == "FAIL"]
+    if failed:
+        out.append("- %s: **NOT met**: %d cells failed (%s)%s" % (
+            name, len(failed), ", ".join(failed),
+            "; and in %s" % ", ".join("%s %.3f" % (l, v) for l, v in miss) if miss else ""))
+        return
     if not got:
         out.append("- %s: not measured" % name)
     elif miss:
@@ -131,7 +149,7 @@ def check(out, name, cells, test, worst=max):
     else:
         out.append("- %s: met in all %d cells (worst %.3f)" % (
             name, len(got), worst(v for _, v in got)))
-    missing = len(cells) - len(got)
+    missing = len(cells) - len(got)   # configurations not run
     if missing:
         out[-1] += " (%d cells without a number)" % missing
 
@@ -166,16 +184,16 @@ def report(m):
     cells = m.cells()
     label = lambda p, pl: p if pl == "none" else "%s/%s" % (p, pl)  # noqa: E731
     check(out, "Mini +S 2 never slower than +S 1 by more than 5% (+S 2 / +S 1 <= 1.05)",
-          [(label(p, pl), m.ratio(p, pl, "mini-S2", "mini-S1")) for p, pl in cells], lambda r: r <= 1.05)
+          [(label(p, pl), ratio_or_fail(m, p, pl, "mini-S2", "mini-S1")) for p, pl in cells], lambda r: r <= 1.05)
     check(out, "fan-out groups at least 1.5x faster with +S 2 (+S 1 / +S 2 >= 1.5)",
-          [(label(p, pl), m.ratio(p, pl, "mini-S1", "mini-S2")) for p, pl in cells if p in FANOUT],
+          [(label(p, pl), ratio_or_fail(m, p, pl, "mini-S1", "mini-S2")) for p, pl in cells if p in FANOUT],
           lambda r: r >= 1.5, worst=min)
     check(out, "Mini +S 4 within 10% of +S 2 (+S 4 / +S 2 <= 1.10)",
-          [(label(p, pl), m.ratio(p, pl, "mini-S4", "mini-S2")) for p, pl in cells], lambda r: r <= 1.10)
+          [(label(p, pl), ratio_or_fail(m, p, pl, "mini-S4", "mini-S2")) for p, pl in cells], lambda r: r <= 1.10)
     check(out, "Mini +S 2 faster than erl +S 2 (Mini / erl < 1)",
-          [(label(p, pl), m.ratio(p, pl, "mini-S2", "erl-S2")) for p, pl in cells], lambda r: r < 1.0)
+          [(label(p, pl), ratio_or_fail(m, p, pl, "mini-S2", "erl-S2")) for p, pl in cells], lambda r: r < 1.0)
     check(out, "float kernel within 1.5x of erl (Mini / erl <= 1.5, +S 1 and +S 2)",
-          [("float " + NAMES[a], m.ratio("float", "none", a, b))
+          [("float " + NAMES[a], ratio_or_fail(m, "float", "none", a, b))
            for a, b in (("mini-S1", "erl-S1"), ("mini-S2", "erl-S2"))], lambda r: r <= 1.5)
     fails = [(p, pl, c, x) for (p, pl, c), vs in sorted(m.vals.items()) for x in vs if not is_num(x)]
     if fails:
