@@ -14,6 +14,7 @@ import math
 import os
 import sys
 
+sys.dont_write_bytecode = True      # no bench/__pycache__ left behind
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from matrix_report import Matrix, PAYLOADS  # noqa: E402
 
