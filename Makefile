@@ -122,4 +122,11 @@ clean:
 bench: all
 	bash bench/run.sh
 
+# the benchmark matrix (not a test): patterns x payloads x +S 1/2/4/-smp disable,
+# Mini and erl side by side (bench/matrix.sh; `bench/matrix.sh quick` for one run per cell)
+.PHONY: bench-matrix
+bench-matrix: all
+	bash bench/matrix.sh
+	python3 bench/matrix_plot.py $$(ls -t bench/results/*-matrix.csv | head -1)
+
 -include $(shell find build -name '*.d' 2>/dev/null)
