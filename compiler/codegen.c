@@ -18,6 +18,7 @@
 
 #include "codegen.h"
 #include "records.h"
+#include "types.h"
 
 /* ---- small utilities ---------------------------------------------------- */
 
@@ -179,18 +180,25 @@ int cg_var(Fn *f, const char *name) {
         const char **vn = GC_MALLOC(sizeof *vn * (size_t)nc);
         UWord *vl = GC_MALLOC_ATOMIC(sizeof *vl * (size_t)nc);
         char *b = GC_MALLOC_ATOMIC((size_t)nc), *d = GC_MALLOC_ATOMIC((size_t)nc),
-             *ib = GC_MALLOC_ATOMIC((size_t)nc);
+             *ib = GC_MALLOC_ATOMIC((size_t)nc), *fc = GC_MALLOC_ATOMIC((size_t)nc);
+        short *fr = GC_MALLOC_ATOMIC(sizeof *fr * (size_t)nc);
+        int *fg = GC_MALLOC_ATOMIC(sizeof *fg * (size_t)nc);
         if (f->nv) {
             memcpy(vn, f->vn, sizeof *vn * (size_t)f->nv);
             memcpy(vl, f->vloc, sizeof *vl * (size_t)f->nv);
             memcpy(b, f->bound, (size_t)f->nv);
             memcpy(d, f->def, (size_t)f->nv);
             memcpy(ib, f->inbody, (size_t)f->nv);
+            memcpy(fc, f->fcap, (size_t)f->nv);
+            memcpy(fr, f->vfr, sizeof *fr * (size_t)f->nv);
+            memcpy(fg, f->vfgen, sizeof *fg * (size_t)f->nv);
         }
         f->vn = vn; f->vloc = vl; f->bound = b; f->def = d; f->inbody = ib; f->capv = nc;
+        f->fcap = fc; f->vfr = fr; f->vfgen = fg;
     }
     v = f->nv++;
     f->vn[v] = name; f->vloc[v] = NOOP; f->bound[v] = 0; f->def[v] = 0; f->inbody[v] = 0;
+    f->fcap[v] = 0; f->vfr[v] = -1; f->vfgen[v] = 0;
     return v;
 }
 
@@ -634,6 +642,7 @@ void cg_call_info(Fn *f, CallInfo *ci, int tail, UWord dest, int line) {
         }
         }
         after_call(f);
+        f->frgen++;
         return;
     }
     switch (ci->kind) {
@@ -643,6 +652,7 @@ void cg_call_info(Fn *f, CallInfo *ci, int tail, UWord dest, int line) {
     case CK_APPLY: cg_op(f, OP_apply, 1, (UWord)(n - 2)); break;
     }
     after_call(f);
+    f->frgen++;                         /* the callee uses the float registers */
     cg_move(f, REG_X(0), dest);
 }
 
@@ -735,6 +745,10 @@ UWord cg_operand(Fn *f, Expr *e, int safe) {
     if (cg_const(f, e, &t)) return t;
     if (e->kind == E_VAR && !cg_is_self(f, e)) {
         int v = cg_var_find(f, e->name);
+        if (v >= 0 && f->vloc[v] == NOOP && f->vfr[v] >= 0) {
+            cg_fneeds_box(f, v);            /* a float variable without a term home */
+            return NIL;
+        }
         if (v < 0 || f->vloc[v] == NOOP) {
             if (!f->g->errors) fprintf(stderr, "mini: internal: variable %s has no location (line %d)\n", e->name, e->line);
             return NIL;
@@ -786,6 +800,7 @@ static void emit_bif(Fn *f, const char *name, int line, UWord dest, UWord *ops, 
 }
 
 static void cg_binop(Fn *f, Expr *e, UWord dest) {
+    if (cg_is_farith(f, e)) { cg_farith(f, e, dest); return; }
     UWord ops[2];
     Expr *es[2] = { e->a, e->b };
     cg_oplist(f, es, 2, ops);
@@ -800,6 +815,7 @@ static void cg_binop(Fn *f, Expr *e, UWord dest) {
 }
 
 static void cg_unop(Fn *f, Expr *e, UWord dest) {
+    if (cg_is_farith(f, e)) { cg_farith(f, e, dest); return; }
     UWord op = cg_operand(f, e->a, 0);
     emit_bif(f, binop_name(e->op), e->line, dest, &op, 1);
     cg_free(f, op);
@@ -910,6 +926,7 @@ static void cg_match_expr(Fn *f, Expr *e, UWord dest) {
     Expr *p = e->a;
     if (p->kind == E_VAR && !cg_wild(p) && !cg_is_bound(f, p->name)) {
         int v = cg_var(f, p->name);
+        if (f->fcap[v] && cg_fbind(f, v, e->b, dest)) return;
         if (f->vloc[v] == NOOP) {
             if (f->frame) f->vloc[v] = REG_Y(cg_alloc_y(f, R_VAR));
             else { int r = cg_alloc_x(f, R_VAR); f->xvar[r] = (short)v; f->vloc[v] = REG_X(r); }
@@ -931,7 +948,25 @@ static void unsupported(Fn *f, Expr *e, const char *what) {
     cg_error(f, e->line, e->col, "not supported yet: %s", what);
 }
 
+static void cg_expr1(Fn *f, Expr *e, int tail, UWord dest);
+
+/* Float registers written in one branch of a construct and killed in
+ * another (a call) must not pass for valid after it: see codegen_float.c. */
 void cg_expr(Fn *f, Expr *e, int tail, UWord dest) {
+    switch (e->kind) {
+    case E_CASE: case E_IF: case E_RECEIVE: case E_TRY: case E_CATCH: case E_LC: case E_BIN_LC:
+    case E_ANDALSO: case E_ORELSE: {
+        int gen = f->frgen;
+        cg_expr1(f, e, tail, dest);
+        if (f->frgen != gen || e->kind == E_RECEIVE) f->frgen++;   /* a receive may suspend */
+        return;
+    }
+    default:
+        cg_expr1(f, e, tail, dest);
+    }
+}
+
+static void cg_expr1(Fn *f, Expr *e, int tail, UWord dest) {
     Term t;
     if (tail) dest = REG_X(0);
     if (cg_const(f, e, &t)) {
@@ -1210,6 +1245,7 @@ static void clause_body(Fn *f, Clause *c, int fail) {
     cg_guard(f, c->guard, fail);
     f->bif_fail = 0;
     for (int i = 0; i < c->nbody; i++) cg_collect_vars(c->body[i], mark_inbody, f, 1);
+    cg_fvars(f, c);
     if (f->frame) {
         f->cmax = catch_depth_body(c->body, c->nbody);
         for (int i = 0; i < f->cmax; i++) { ygrow(f, i); f->ys[i] = R_VAR; }
@@ -1218,6 +1254,7 @@ static void clause_body(Fn *f, Clause *c, int fail) {
         cg_emit(f, OP_allocate); cg_fs(f); cg_emit(f, (UWord)live);
         for (int v = 0; v < f->nv; v++) {
             if (!f->inbody[v]) { f->vloc[v] = NOOP; continue; }
+            if (!f->bound[v] && f->fcap[v] && !cg_fboxed(f, v)) { f->vloc[v] = NOOP; continue; }
             UWord y = REG_Y(cg_alloc_y(f, R_VAR));
             if (f->bound[v]) cg_move(f, f->vloc[v], y);
             f->vloc[v] = y;
@@ -1227,12 +1264,14 @@ static void clause_body(Fn *f, Clause *c, int fail) {
     } else {
         for (int v = 0; v < f->nv; v++) {
             if (!f->inbody[v] || f->bound[v]) continue;
+            if (f->fcap[v] && !cg_fboxed(f, v)) continue;     /* lives in a float register */
             int r = cg_alloc_x(f, R_VAR);
             f->xvar[r] = (short)v;
             f->vloc[v] = REG_X(r);
         }
     }
     f->head = 0;
+    cg_fpreload(f, c);
     cg_body(f, c->body, c->nbody, 1, REG_X(0));
     for (int i = 0; i < f->npatch; i++) f->g->code[f->patch[i]] = (UWord)f->ymax;
     emit_stubs(f);
@@ -1248,13 +1287,15 @@ static void gen_clause(Gen *g, GenFun *gf, Clause *c, int fail) {
     int fc = g->fun_counter, lc = g->lc_counter, errors = g->errors;
     Fn *probe = fn_new(g, gf, 0);
     int frame = predict_frame(probe, c);
+    BoxSet *boxset = GC_MALLOC(sizeof *boxset);
     for (;;) {
         Fn *f = fn_new(g, gf, frame);
+        f->boxset = boxset;
         clause_body(f, c, fail);
-        if (f->retry && !frame && g->errors == errors) {
+        if (((f->retry && !frame) || f->fretry) && g->errors == errors) {
             g->ncode = ncode; g->ngfs = ngfs; g->nlambdas = nlambdas; g->nfrefs = nfrefs;
             g->cur_line = line; g->fun_counter = fc; g->lc_counter = lc;
-            frame = 1;
+            if (f->retry) frame = 1;
             continue;
         }
         break;
@@ -1295,6 +1336,7 @@ CodeModule *codegen_module(Module *m) {
     Gen *g = GC_MALLOC(sizeof *g);
     g->m = m;
     records_lower(m);                 /* records become tuples (records.c) */
+    types_infer(m);                   /* which expressions yield floats (types.c) */
     g->modname = cg_atom(m->name ? m->name : "nofile");
     for (int i = 0; i < m->nfunctions; i++) {
         Function *fn = m->functions[i];

@@ -14,6 +14,7 @@
  * ends the process when there is none. C helpers (BIFs, arithmetic) report
  * errors by returning THE_NON_VALUE, never by longjmp.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,8 @@ RunResult emulator_run(Process *p) {
     int arity;                       /* arity of the call being made */
     Term top_frame = THE_NON_VALUE;  /* extra first trace entry for raise */
     int wait_live = 0;               /* x registers a wait keeps */
+    double fr[MAX_FREG];             /* float registers: dead across calls and
+                                        receives, so never saved (opcodes.h) */
 
     if (p->mbuf) reds -= (SWord)gc_ensure(p, 0, p->arity);
     E = p->stop;
@@ -344,6 +347,56 @@ arith_result:
     DST(pc[5]) = r;
     DISPATCH(6);
 }
+
+/* ---- floats: raw doubles in fr (compiler/codegen_float.c) ---- */
+#define FLOAT_ERROR() do { if (pc[1]) FAIL_TO(pc[1]); ERROR(AM_badarith); } while (0)
+#define FLOAT_OP(expr) do {                                               \
+        double r_ = (expr);                                               \
+        if (__builtin_expect(!isfinite(r_), 0)) FLOAT_ERROR();            \
+        fr[pc[4]] = r_;                                                   \
+        DISPATCH(5);                                                      \
+    } while (0)
+L_fmove:
+    fr[pc[2]] = float_val(SRC(pc[1]));
+    DISPATCH(3);
+L_fmove_x:
+    fr[pc[2]] = float_val(x[pc[1] >> 3]);
+    DISPATCH(3);
+L_fmove_lit:
+    memcpy(&fr[pc[2]], &pc[1], sizeof(double));
+    DISPATCH(3);
+L_fconv: {
+    Term t = SRC(pc[2]);
+    double d;
+    if (is_small(t)) d = (double)small_val(t);
+    else if (is_float(t)) d = float_val(t);
+    else if (!term_to_double(t, &d)) FLOAT_ERROR();  /* not a number, or a too big integer */
+    fr[pc[3]] = d;
+    DISPATCH(4);
+}
+L_fbox: {
+    if ((size_t)(E - p->htop) < FLOAT_WORDS || p->mbuf) {
+        reds -= (SWord)gc_ensure(p, FLOAT_WORDS, (int)pc[2]);
+        LOAD_E();
+    }
+    Term *hp = p->htop;
+    p->htop = hp + FLOAT_WORDS;
+    DST(pc[3]) = make_float_at(hp, fr[pc[1]]);
+    DISPATCH(4);
+}
+L_fcopy:
+    fr[pc[2]] = fr[pc[1]];
+    DISPATCH(3);
+L_fadd: FLOAT_OP(fr[pc[2]] + fr[pc[3]]);
+L_fsub: FLOAT_OP(fr[pc[2]] - fr[pc[3]]);
+L_fmul: FLOAT_OP(fr[pc[2]] * fr[pc[3]]);
+L_fdiv: FLOAT_OP(fr[pc[2]] / fr[pc[3]]);
+L_fnegate:
+    fr[pc[2]] = -fr[pc[1]];
+    DISPATCH(3);
+L_is_flt: TEST(fr[pc[2]] < fr[pc[3]], 4);
+L_is_fge: TEST(fr[pc[2]] >= fr[pc[3]], 4);
+#undef FLOAT_OP
 
 L_move:
     DST(pc[2]) = SRC(pc[1]);
