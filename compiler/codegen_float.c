@@ -220,6 +220,7 @@ static int fconvert(Fn *f, FOp *o, int target) {
 /* e (float arithmetic) into a float register: target if >= 0, else a
  * temporary the caller frees. */
 static int cg_fexpr(Fn *f, Expr *e, int target) {
+    if (!f->bif_fail) cg_line(f, e->line);      /* a conversion may raise */
     if (e->kind == E_UNOP) {
         FOp a = feval(f, e->a, 0);
         int ra = fconvert(f, &a, -1);

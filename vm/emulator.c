@@ -33,6 +33,10 @@
 #include "binary.h"
 #include "gc.h"
 
+#ifndef GC_STRESS
+#define GC_STRESS 0
+#endif
+
 #define MAX_TRACE_DEPTH 8          /* frames in a stack trace, as Erlang's default */
 
 static const void *handler_table[OP__COUNT];
@@ -374,8 +378,8 @@ L_fconv: {
     fr[pc[3]] = d;
     DISPATCH(4);
 }
-L_fbox: {
-    if ((size_t)(E - p->htop) < FLOAT_WORDS || p->mbuf) {
+L_fbox: {                            /* GC_STRESS builds collect at every box */
+    if ((size_t)(E - p->htop) < FLOAT_WORDS || p->mbuf || GC_STRESS) {
         reds -= (SWord)gc_ensure(p, FLOAT_WORDS, (int)pc[2]);
         LOAD_E();
     }
@@ -391,8 +395,8 @@ L_fadd: FLOAT_OP(fr[pc[2]] + fr[pc[3]]);
 L_fsub: FLOAT_OP(fr[pc[2]] - fr[pc[3]]);
 L_fmul: FLOAT_OP(fr[pc[2]] * fr[pc[3]]);
 L_fdiv: FLOAT_OP(fr[pc[2]] / fr[pc[3]]);
-L_fnegate:
-    fr[pc[2]] = -fr[pc[1]];
+L_fnegate:                           /* as OTP 25's: 0.0 - x, so -(0.0) is 0.0 */
+    fr[pc[2]] = 0.0 - fr[pc[1]];
     DISPATCH(3);
 L_is_flt: TEST(fr[pc[2]] < fr[pc[3]], 4);
 L_is_fge: TEST(fr[pc[2]] >= fr[pc[3]], 4);
