@@ -804,10 +804,11 @@ static void cg_binop(Fn *f, Expr *e, UWord dest) {
     UWord ops[2];
     Expr *es[2] = { e->a, e->b };
     cg_oplist(f, es, 2, ops);
-    if (e->op == OP_ADD || e->op == OP_SUB) {
+    if (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) {
         if (!f->bif_fail) cg_line(f, e->line);
         int live = cg_xlive(f);
-        cg_op(f, e->op == OP_ADD ? OP_add : OP_sub, 5, (UWord)f->bif_fail, (UWord)live, ops[0], ops[1], dest);
+        int op = e->op == OP_ADD ? OP_add : e->op == OP_SUB ? OP_sub : OP_mul;
+        cg_op(f, op, 5, (UWord)f->bif_fail, (UWord)live, ops[0], ops[1], dest);
     } else {
         emit_bif(f, binop_name(e->op), e->line, dest, ops, 2);
     }
@@ -957,8 +958,9 @@ void cg_expr(Fn *f, Expr *e, int tail, UWord dest) {
     case E_CASE: case E_IF: case E_RECEIVE: case E_TRY: case E_CATCH: case E_LC: case E_BIN_LC:
     case E_ANDALSO: case E_ORELSE: {
         int gen = f->frgen;
+        if (e->kind == E_RECEIVE) f->frgen++;      /* it may suspend: from its wait on */
         cg_expr1(f, e, tail, dest);
-        if (f->frgen != gen || e->kind == E_RECEIVE) f->frgen++;   /* a receive may suspend */
+        if (f->frgen != gen) f->frgen++;
         return;
     }
     default:

@@ -129,6 +129,23 @@ static Term build_trace(Process *p, const Instr *pc, const Instr *cp, Term top) 
     return l;
 }
 
+/* Two numbers as doubles for a float operation: both floats, or a float
+ * and a small integer (converted exactly as arith.c does). */
+static inline int float_pair(Term a, Term b, double *x, double *y) {
+    if (is_float(a)) {
+        *x = float_val(a);
+        if (is_float(b)) { *y = float_val(b); return 1; }
+        if (is_small(b)) { *y = (double)small_val(b); return 1; }
+        return 0;
+    }
+    if (is_small(a) && is_float(b)) {
+        *x = (double)small_val(a);
+        *y = float_val(b);
+        return 1;
+    }
+    return 0;
+}
+
 /* Unpacks a proper list into x registers; returns its length or -1. */
 static int unpack_args(Term *x, Term list, int first) {
     int n = 0;
@@ -325,12 +342,27 @@ L_sub_imm: {
     }
     goto L_sub;
 }
+/* Operands of unknown type: small integers first; then two floats, or a
+ * float and a small integer, computed here and boxed straight on the heap
+ * when there is room (no call, no fragment); anything else, and a result
+ * that is not finite, goes to arith.c, which raises. */
+#define ARITH_FLOATS(a, b, OP) do {                                        \
+        double x_, y_, r_;                                                 \
+        if (float_pair((a), (b), &x_, &y_) && isfinite(r_ = x_ OP y_) &&   \
+            (size_t)(E - p->htop) >= FLOAT_WORDS) {                        \
+            Term *hp_ = p->htop;                                           \
+            p->htop = hp_ + FLOAT_WORDS;                                   \
+            DST(pc[5]) = make_float_at(hp_, r_);                           \
+            DISPATCH(6);                                                   \
+        }                                                                  \
+    } while (0)
 L_add: {
     Term a = SRC(pc[3]), b = SRC(pc[4]), r;
     if (is_small(a) && is_small(b)) {
         SWord v = small_val(a) + small_val(b);
         if (fits_small(v)) { DST(pc[5]) = make_small(v); DISPATCH(6); }
     }
+    ARITH_FLOATS(a, b, +);
     r = arith_add(p, a, b);
     goto arith_result;
 L_sub:
@@ -339,18 +371,33 @@ L_sub:
         SWord v = small_val(a) - small_val(b);
         if (fits_small(v)) { DST(pc[5]) = make_small(v); DISPATCH(6); }
     }
+    ARITH_FLOATS(a, b, -);
     r = arith_sub(p, a, b);
+    goto arith_result;
+L_mul:
+    a = SRC(pc[3]); b = SRC(pc[4]);
+    if (is_small(a) && is_small(b)) {
+        SWord v;
+        if (!__builtin_mul_overflow(small_val(a), small_val(b), &v) && fits_small(v)) {
+            DST(pc[5]) = make_small(v);
+            DISPATCH(6);
+        }
+    }
+    ARITH_FLOATS(a, b, *);
+    r = arith_mul(p, a, b);
 arith_result:
     if (r == THE_NON_VALUE) {
         if (pc[1]) FAIL_TO(pc[1]);
-        top_frame = tuple4(p, ATOM_TERM(erlang),
-                           atom_intern_cstr(*pc == (Instr)&&L_add ? "+" : "-"),
+        const char *name = *pc == (Instr)&&L_mul ? "*" :
+                           *pc == (Instr)&&L_sub || *pc == (Instr)&&L_sub_imm ? "-" : "+";
+        top_frame = tuple4(p, ATOM_TERM(erlang), atom_intern_cstr(name),
                            cons(p, a, cons(p, b, NIL)), NIL);
         RAISE();
     }
     DST(pc[5]) = r;
     DISPATCH(6);
 }
+#undef ARITH_FLOATS
 
 /* ---- floats: raw doubles in fr (compiler/codegen_float.c) ---- */
 #define FLOAT_ERROR() do { if (pc[1]) FAIL_TO(pc[1]); ERROR(AM_badarith); } while (0)
