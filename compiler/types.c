@@ -112,6 +112,7 @@ typedef struct Ctx {
     int *queue; int qhead, qtail, qcap;
     int cur;                          /* the function being analysed */
     int annotate;
+    int skip_funs;                    /* inside a fixed-point round: see fun_clauses */
 } Ctx;
 
 static size_t fn_hash(const char *name, int arity, size_t cap) {
@@ -226,29 +227,31 @@ static unsigned char clauses(Ctx *c, Env *env, Clause **cs, int n) {
     return t;
 }
 
-/* A fun: each clause in a scope of its own, to a fixed point. */
+/* A fun: each clause in a scope of its own, to a fixed point. Funs inside
+ * it are skipped until that point is reached, then walked once: what they
+ * find never flows back into this scope, so walking them at every round
+ * would only multiply the work by the depth of nesting. */
 static void fun_clauses(Ctx *c, Env *outer, Expr *e) {
     int annotate = c->annotate;
     for (int i = 0; i < e->nclauses; i++) {
         Clause *cl = e->clauses[i];
         Env env = {0};
+        /* the names the fun may see from outside are ANY inside it */
         for (size_t k = 0; k < outer->cap; k++)
             if (outer->v[k].name) env_bind(&env, outer->v[k].name, TY_ANY, 1);
-        /* names used in the fun that are not bound yet where we stand may
-         * still be the outer function's: ANY too */
         if (e->name) env_bind(&env, e->name, TY_ANY, 1);
         c->annotate = 0;
+        c->skip_funs++;
         do {
             env.changed = 0;
             for (int j = 0; j < cl->npat; j++) pattern(&env, cl->patterns[j], TY_ANY, cl->guard);
             guard(c, &env, cl->guard);
             body(c, &env, cl->body, cl->nbody);
         } while (env.changed);
+        c->skip_funs--;
         c->annotate = annotate;
-        if (annotate) {
-            guard(c, &env, cl->guard);
-            body(c, &env, cl->body, cl->nbody);
-        }
+        guard(c, &env, cl->guard);
+        body(c, &env, cl->body, cl->nbody);
     }
 }
 
@@ -338,7 +341,9 @@ static unsigned char expr_kind(Ctx *c, Env *env, Expr *e) {
             if (t) for (int i = 0; i < e->arity; i++) param_join(c, t, i, TY_ANY);
         }
         return TY_ANY;
-    case E_FUN: fun_clauses(c, env, e); return TY_ANY;
+    case E_FUN:
+        if (!c->skip_funs) fun_clauses(c, env, e);
+        return TY_ANY;
     case E_BLOCK: return body(c, env, e->body, e->nbody);
     case E_CASE:
         expr(c, env, e->a);
@@ -406,24 +411,23 @@ static unsigned char expr(Ctx *c, Env *env, Expr *e) {
     return t;
 }
 
-/* One clause of a module function, to a fixed point of its variables;
- * returns the clause's value. */
+/* One clause of a module function, to a fixed point of its variables
+ * (funs skipped until then, as in fun_clauses); returns the clause's value. */
 static unsigned char function_clause(Ctx *c, FnTy *t, Clause *cl, int annotate) {
     Env env = {0};
-    unsigned char r;
     c->annotate = 0;
+    c->skip_funs = 1;
     do {
         env.changed = 0;
         for (int j = 0; j < cl->npat; j++) pattern(&env, cl->patterns[j], t->param[j], cl->guard);
         guard(c, &env, cl->guard);
-        r = body(c, &env, cl->body, cl->nbody);
+        body(c, &env, cl->body, cl->nbody);
     } while (env.changed);
-    if (annotate) {
-        c->annotate = 1;
-        guard(c, &env, cl->guard);
-        r = body(c, &env, cl->body, cl->nbody);
-        c->annotate = 0;
-    }
+    c->skip_funs = 0;
+    c->annotate = annotate;
+    guard(c, &env, cl->guard);
+    unsigned char r = body(c, &env, cl->body, cl->nbody);
+    c->annotate = 0;
     return r;
 }
 
