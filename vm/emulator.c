@@ -577,14 +577,18 @@ L_is_ne: {
     Term a = SRC(pc[2]), b = SRC(pc[3]);
     TEST(!(a == b || term_eq(a, b)), 4);
 }
+/* two floats compare as doubles (there is no NaN, and -0.0 == 0.0 as in
+ * Erlang's order) */
 L_is_lt: {
     Term a = SRC(pc[2]), b = SRC(pc[3]);
     if (is_small(a) && is_small(b)) TEST((SWord)a < (SWord)b, 4);
+    if (is_float(a) && is_float(b)) TEST(float_val(a) < float_val(b), 4);
     TEST(term_compare(a, b) < 0, 4);
 }
 L_is_ge: {
     Term a = SRC(pc[2]), b = SRC(pc[3]);
     if (is_small(a) && is_small(b)) TEST((SWord)a >= (SWord)b, 4);
+    if (is_float(a) && is_float(b)) TEST(float_val(a) >= float_val(b), 4);
     TEST(term_compare(a, b) >= 0, 4);
 }
 
