@@ -555,12 +555,49 @@ static int simple_expr(Fn *f, Expr *e) {
     return cg_const(f, e, &t);
 }
 
+typedef struct Mentions { Fn *f; UWord reg; int hit; } Mentions;
+
+static void mention(void *ctx, const char *name, int weak) {
+    (void)weak;
+    Mentions *m = ctx;
+    int v = cg_var_find(m->f, name);
+    if (v >= 0 && m->f->vloc[v] == m->reg) m->hit = 1;
+}
+
+/* In a tail call from a leaf, may argument i be computed straight into
+ * x(i)? Nothing runs after the call, so the value there is dead unless a
+ * later argument reads it or an earlier one was left there; and an
+ * operator writes its destination only with its last instruction, after
+ * reading its operands (x(i) among them, as in loop(N - 1, ...)). This
+ * saves the move that would follow. */
+static int direct_arg(Fn *f, Expr **args, int n, int i, const UWord *ops) {
+    Expr *e = args[i];
+    Term t;
+    if (cg_const(f, e, &t)) return 0;
+    if (!(e->kind == E_BINOP && e->op != OP_SEND) && e->kind != E_UNOP) return 0;
+    UWord reg = REG_X(i);
+    for (int k = 0; k < i; k++)
+        if (ops[k] == reg) return 0;
+    Mentions m = { f, reg, 0 };
+    for (int j = i + 1; j < n && !m.hit; j++) cg_collect_vars(args[j], mention, &m, 0);
+    return !m.hit;
+}
+
 /* Evaluates args into x0..x(n-1). */
-static void setup_args(Fn *f, Expr **args, int n) {
+static void setup_args(Fn *f, Expr **args, int n, int tail) {
     UWord *ops = GC_MALLOC(sizeof(UWord) * ((size_t)n + 1));
     if (n > XMAX) { cg_error(f, f->gf->line, 1, "too many arguments"); return; }
     if (!f->frame) {
-        for (int i = 0; i < n; i++) ops[i] = cg_operand(f, args[i], 0);
+        for (int i = 0; i < n; i++) {
+            if (tail && direct_arg(f, args, n, i, ops)) {
+                cg_expr(f, args[i], 0, REG_X(i));
+                ops[i] = REG_X(i);
+                if (f->xs[i] == R_FREE) f->xs[i] = R_TEMP;
+                if (i > f->xhi) f->xhi = i;
+            } else {
+                ops[i] = cg_operand(f, args[i], 0);
+            }
+        }
         parallel_move(f, ops, n);
         for (int i = 0; i < n; i++) cg_free(f, ops[i]);
         for (int i = 0; i < n; i++) { f->xs[i] = f->xs[i] == R_FREE ? R_TEMP : f->xs[i]; if (i > f->xhi) f->xhi = i; }
@@ -617,7 +654,7 @@ void cg_call_info(Fn *f, CallInfo *ci, int tail, UWord dest, int line) {
                 if (!f->g->errors) fprintf(stderr, "mini: internal: x%d live across a call at line %d\n", r, line);
                 break;
             }
-    setup_args(f, ci->args, ci->nargs);
+    setup_args(f, ci->args, ci->nargs, tail);
     cg_line(f, line);
     int n = ci->nargs;
     if (tail) {

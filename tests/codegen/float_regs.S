@@ -23,20 +23,18 @@ L11:
     return
 L12:
     line 15
-    add 0, 5, x0, 1, x5
+    add 0, 5, x0, 1, x0
     fsub 0, fr2, fr3, fr4
     fmove x3, fr5
     fadd 0, fr4, fr5, fr4
-    fbox fr4, 6, x6
+    fbox fr4, 5, x5
     fmove 2.0, fr4
     fmul 0, fr4, fr0, fr4
     fmul 0, fr4, fr1, fr4
     fmove x4, fr5
     fadd 0, fr4, fr5, fr4
-    fbox fr4, 7, x7
-    move x5, x0
-    move x6, x1
-    move x7, x2
+    fbox fr4, 6, x2
+    move x5, x1
     call_only 5, L2   % m/5
 
 function scale/2
