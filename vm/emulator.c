@@ -425,16 +425,27 @@ L_fconv: {
     fr[pc[3]] = d;
     DISPATCH(4);
 }
-L_fbox: {                            /* GC_STRESS builds collect at every box */
-    if ((size_t)(E - p->htop) < FLOAT_WORDS || p->mbuf || GC_STRESS) {
-        reds -= (SWord)gc_ensure(p, FLOAT_WORDS, (int)pc[2]);
-        LOAD_E();
-    }
+#define FBOX_HEAP() do {                  /* GC_STRESS builds collect at every box */ \
+        if ((size_t)(E - p->htop) < FLOAT_WORDS || p->mbuf || GC_STRESS) { \
+            reds -= (SWord)gc_ensure(p, FLOAT_WORDS, (int)pc[2]);          \
+            LOAD_E();                                                      \
+        }                                                                  \
+    } while (0)
+L_fbox: {
+    FBOX_HEAP();
     Term *hp = p->htop;
     p->htop = hp + FLOAT_WORDS;
     DST(pc[3]) = make_float_at(hp, fr[pc[1]]);
     DISPATCH(4);
 }
+L_fbox_x: {
+    FBOX_HEAP();
+    Term *hp = p->htop;
+    p->htop = hp + FLOAT_WORDS;
+    x[pc[3] >> 3] = make_float_at(hp, fr[pc[1]]);
+    DISPATCH(4);
+}
+#undef FBOX_HEAP
 L_fcopy:
     fr[pc[2]] = fr[pc[1]];
     DISPATCH(3);

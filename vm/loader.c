@@ -56,6 +56,7 @@ static UWord specialise(UWord op, const UWord *in) {
         return op;
     case OP_add: return is_small((Term)in[4]) && !operand_is_reg(in[4]) ? OP_add_imm : op;
     case OP_sub: return is_small((Term)in[4]) && !operand_is_reg(in[4]) ? OP_sub_imm : op;
+    case OP_fbox: return IS_X(in[3]) ? OP_fbox_x : op;
     case OP_fmove:
         if (IS_X(in[1])) return OP_fmove_x;
         if (!operand_is_reg(in[1]) && is_float((Term)in[1])) return OP_fmove_lit;
