@@ -136,6 +136,10 @@ struct Expr {
     double fval;             /* E_FLOAT                                      */
     const int *str; int len; /* E_STRING character codes                     */
     Field *fields; int nfields; /* E_RECORD*, E_MAP*, E_BIN                  */
+    /* set by the type pass (types.c) just before code generation */
+    unsigned char ty;        /* TY_FLOAT: the value is always a float          */
+    unsigned char fvar;      /* E_VAR: a float variable whose every binding is
+                                `Var = Expr`, so it may live unboxed          */
 };
 
 typedef struct Function {

@@ -18,6 +18,7 @@
 
 #include "codegen.h"
 #include "records.h"
+#include "types.h"
 
 /* ---- small utilities ---------------------------------------------------- */
 
@@ -179,18 +180,25 @@ int cg_var(Fn *f, const char *name) {
         const char **vn = GC_MALLOC(sizeof *vn * (size_t)nc);
         UWord *vl = GC_MALLOC_ATOMIC(sizeof *vl * (size_t)nc);
         char *b = GC_MALLOC_ATOMIC((size_t)nc), *d = GC_MALLOC_ATOMIC((size_t)nc),
-             *ib = GC_MALLOC_ATOMIC((size_t)nc);
+             *ib = GC_MALLOC_ATOMIC((size_t)nc), *fc = GC_MALLOC_ATOMIC((size_t)nc);
+        short *fr = GC_MALLOC_ATOMIC(sizeof *fr * (size_t)nc);
+        int *fg = GC_MALLOC_ATOMIC(sizeof *fg * (size_t)nc);
         if (f->nv) {
             memcpy(vn, f->vn, sizeof *vn * (size_t)f->nv);
             memcpy(vl, f->vloc, sizeof *vl * (size_t)f->nv);
             memcpy(b, f->bound, (size_t)f->nv);
             memcpy(d, f->def, (size_t)f->nv);
             memcpy(ib, f->inbody, (size_t)f->nv);
+            memcpy(fc, f->fcap, (size_t)f->nv);
+            memcpy(fr, f->vfr, sizeof *fr * (size_t)f->nv);
+            memcpy(fg, f->vfgen, sizeof *fg * (size_t)f->nv);
         }
         f->vn = vn; f->vloc = vl; f->bound = b; f->def = d; f->inbody = ib; f->capv = nc;
+        f->fcap = fc; f->vfr = fr; f->vfgen = fg;
     }
     v = f->nv++;
     f->vn[v] = name; f->vloc[v] = NOOP; f->bound[v] = 0; f->def[v] = 0; f->inbody[v] = 0;
+    f->fcap[v] = 0; f->vfr[v] = -1; f->vfgen[v] = 0;
     return v;
 }
 
@@ -547,12 +555,49 @@ static int simple_expr(Fn *f, Expr *e) {
     return cg_const(f, e, &t);
 }
 
+typedef struct Mentions { Fn *f; UWord reg; int hit; } Mentions;
+
+static void mention(void *ctx, const char *name, int weak) {
+    (void)weak;
+    Mentions *m = ctx;
+    int v = cg_var_find(m->f, name);
+    if (v >= 0 && m->f->vloc[v] == m->reg) m->hit = 1;
+}
+
+/* In a tail call from a leaf, may argument i be computed straight into
+ * x(i)? Nothing runs after the call, so the value there is dead unless a
+ * later argument reads it or an earlier one was left there; and an
+ * operator writes its destination only with its last instruction, after
+ * reading its operands (x(i) among them, as in loop(N - 1, ...)). This
+ * saves the move that would follow. */
+static int direct_arg(Fn *f, Expr **args, int n, int i, const UWord *ops) {
+    Expr *e = args[i];
+    Term t;
+    if (cg_const(f, e, &t)) return 0;
+    if (!(e->kind == E_BINOP && e->op != OP_SEND) && e->kind != E_UNOP) return 0;
+    UWord reg = REG_X(i);
+    for (int k = 0; k < i; k++)
+        if (ops[k] == reg) return 0;
+    Mentions m = { f, reg, 0 };
+    for (int j = i + 1; j < n && !m.hit; j++) cg_collect_vars(args[j], mention, &m, 0);
+    return !m.hit;
+}
+
 /* Evaluates args into x0..x(n-1). */
-static void setup_args(Fn *f, Expr **args, int n) {
+static void setup_args(Fn *f, Expr **args, int n, int tail) {
     UWord *ops = GC_MALLOC(sizeof(UWord) * ((size_t)n + 1));
     if (n > XMAX) { cg_error(f, f->gf->line, 1, "too many arguments"); return; }
     if (!f->frame) {
-        for (int i = 0; i < n; i++) ops[i] = cg_operand(f, args[i], 0);
+        for (int i = 0; i < n; i++) {
+            if (tail && direct_arg(f, args, n, i, ops)) {
+                cg_expr(f, args[i], 0, REG_X(i));
+                ops[i] = REG_X(i);
+                if (f->xs[i] == R_FREE) f->xs[i] = R_TEMP;
+                if (i > f->xhi) f->xhi = i;
+            } else {
+                ops[i] = cg_operand(f, args[i], 0);
+            }
+        }
         parallel_move(f, ops, n);
         for (int i = 0; i < n; i++) cg_free(f, ops[i]);
         for (int i = 0; i < n; i++) { f->xs[i] = f->xs[i] == R_FREE ? R_TEMP : f->xs[i]; if (i > f->xhi) f->xhi = i; }
@@ -609,7 +654,7 @@ void cg_call_info(Fn *f, CallInfo *ci, int tail, UWord dest, int line) {
                 if (!f->g->errors) fprintf(stderr, "mini: internal: x%d live across a call at line %d\n", r, line);
                 break;
             }
-    setup_args(f, ci->args, ci->nargs);
+    setup_args(f, ci->args, ci->nargs, tail);
     cg_line(f, line);
     int n = ci->nargs;
     if (tail) {
@@ -634,6 +679,7 @@ void cg_call_info(Fn *f, CallInfo *ci, int tail, UWord dest, int line) {
         }
         }
         after_call(f);
+        f->frgen++;
         return;
     }
     switch (ci->kind) {
@@ -643,6 +689,7 @@ void cg_call_info(Fn *f, CallInfo *ci, int tail, UWord dest, int line) {
     case CK_APPLY: cg_op(f, OP_apply, 1, (UWord)(n - 2)); break;
     }
     after_call(f);
+    f->frgen++;                         /* the callee uses the float registers */
     cg_move(f, REG_X(0), dest);
 }
 
@@ -735,6 +782,10 @@ UWord cg_operand(Fn *f, Expr *e, int safe) {
     if (cg_const(f, e, &t)) return t;
     if (e->kind == E_VAR && !cg_is_self(f, e)) {
         int v = cg_var_find(f, e->name);
+        if (v >= 0 && f->vloc[v] == NOOP && f->vfr[v] >= 0) {
+            cg_fneeds_box(f, v);            /* a float variable without a term home */
+            return NIL;
+        }
         if (v < 0 || f->vloc[v] == NOOP) {
             if (!f->g->errors) fprintf(stderr, "mini: internal: variable %s has no location (line %d)\n", e->name, e->line);
             return NIL;
@@ -786,13 +837,15 @@ static void emit_bif(Fn *f, const char *name, int line, UWord dest, UWord *ops, 
 }
 
 static void cg_binop(Fn *f, Expr *e, UWord dest) {
+    if (cg_is_farith(f, e)) { cg_farith(f, e, dest); return; }
     UWord ops[2];
     Expr *es[2] = { e->a, e->b };
     cg_oplist(f, es, 2, ops);
-    if (e->op == OP_ADD || e->op == OP_SUB) {
+    if (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) {
         if (!f->bif_fail) cg_line(f, e->line);
         int live = cg_xlive(f);
-        cg_op(f, e->op == OP_ADD ? OP_add : OP_sub, 5, (UWord)f->bif_fail, (UWord)live, ops[0], ops[1], dest);
+        int op = e->op == OP_ADD ? OP_add : e->op == OP_SUB ? OP_sub : OP_mul;
+        cg_op(f, op, 5, (UWord)f->bif_fail, (UWord)live, ops[0], ops[1], dest);
     } else {
         emit_bif(f, binop_name(e->op), e->line, dest, ops, 2);
     }
@@ -800,6 +853,7 @@ static void cg_binop(Fn *f, Expr *e, UWord dest) {
 }
 
 static void cg_unop(Fn *f, Expr *e, UWord dest) {
+    if (cg_is_farith(f, e)) { cg_farith(f, e, dest); return; }
     UWord op = cg_operand(f, e->a, 0);
     emit_bif(f, binop_name(e->op), e->line, dest, &op, 1);
     cg_free(f, op);
@@ -910,6 +964,7 @@ static void cg_match_expr(Fn *f, Expr *e, UWord dest) {
     Expr *p = e->a;
     if (p->kind == E_VAR && !cg_wild(p) && !cg_is_bound(f, p->name)) {
         int v = cg_var(f, p->name);
+        if (f->fcap[v] && cg_fbind(f, v, e->b, dest)) return;
         if (f->vloc[v] == NOOP) {
             if (f->frame) f->vloc[v] = REG_Y(cg_alloc_y(f, R_VAR));
             else { int r = cg_alloc_x(f, R_VAR); f->xvar[r] = (short)v; f->vloc[v] = REG_X(r); }
@@ -931,7 +986,26 @@ static void unsupported(Fn *f, Expr *e, const char *what) {
     cg_error(f, e->line, e->col, "not supported yet: %s", what);
 }
 
+static void cg_expr1(Fn *f, Expr *e, int tail, UWord dest);
+
+/* Float registers written in one branch of a construct and killed in
+ * another (a call) must not pass for valid after it: see codegen_float.c. */
 void cg_expr(Fn *f, Expr *e, int tail, UWord dest) {
+    switch (e->kind) {
+    case E_CASE: case E_IF: case E_RECEIVE: case E_TRY: case E_CATCH: case E_LC: case E_BIN_LC:
+    case E_ANDALSO: case E_ORELSE: {
+        int gen = f->frgen;
+        if (e->kind == E_RECEIVE) f->frgen++;      /* it may suspend: from its wait on */
+        cg_expr1(f, e, tail, dest);
+        if (f->frgen != gen) f->frgen++;
+        return;
+    }
+    default:
+        cg_expr1(f, e, tail, dest);
+    }
+}
+
+static void cg_expr1(Fn *f, Expr *e, int tail, UWord dest) {
     Term t;
     if (tail) dest = REG_X(0);
     if (cg_const(f, e, &t)) {
@@ -1210,6 +1284,7 @@ static void clause_body(Fn *f, Clause *c, int fail) {
     cg_guard(f, c->guard, fail);
     f->bif_fail = 0;
     for (int i = 0; i < c->nbody; i++) cg_collect_vars(c->body[i], mark_inbody, f, 1);
+    cg_fvars(f, c);
     if (f->frame) {
         f->cmax = catch_depth_body(c->body, c->nbody);
         for (int i = 0; i < f->cmax; i++) { ygrow(f, i); f->ys[i] = R_VAR; }
@@ -1218,6 +1293,7 @@ static void clause_body(Fn *f, Clause *c, int fail) {
         cg_emit(f, OP_allocate); cg_fs(f); cg_emit(f, (UWord)live);
         for (int v = 0; v < f->nv; v++) {
             if (!f->inbody[v]) { f->vloc[v] = NOOP; continue; }
+            if (!f->bound[v] && f->fcap[v] && !cg_fboxed(f, v)) { f->vloc[v] = NOOP; continue; }
             UWord y = REG_Y(cg_alloc_y(f, R_VAR));
             if (f->bound[v]) cg_move(f, f->vloc[v], y);
             f->vloc[v] = y;
@@ -1227,12 +1303,14 @@ static void clause_body(Fn *f, Clause *c, int fail) {
     } else {
         for (int v = 0; v < f->nv; v++) {
             if (!f->inbody[v] || f->bound[v]) continue;
+            if (f->fcap[v] && !cg_fboxed(f, v)) continue;     /* lives in a float register */
             int r = cg_alloc_x(f, R_VAR);
             f->xvar[r] = (short)v;
             f->vloc[v] = REG_X(r);
         }
     }
     f->head = 0;
+    cg_fpreload(f, c);
     cg_body(f, c->body, c->nbody, 1, REG_X(0));
     for (int i = 0; i < f->npatch; i++) f->g->code[f->patch[i]] = (UWord)f->ymax;
     emit_stubs(f);
@@ -1248,13 +1326,15 @@ static void gen_clause(Gen *g, GenFun *gf, Clause *c, int fail) {
     int fc = g->fun_counter, lc = g->lc_counter, errors = g->errors;
     Fn *probe = fn_new(g, gf, 0);
     int frame = predict_frame(probe, c);
+    BoxSet *boxset = GC_MALLOC(sizeof *boxset);
     for (;;) {
         Fn *f = fn_new(g, gf, frame);
+        f->boxset = boxset;
         clause_body(f, c, fail);
-        if (f->retry && !frame && g->errors == errors) {
+        if (((f->retry && !frame) || f->fretry) && g->errors == errors) {
             g->ncode = ncode; g->ngfs = ngfs; g->nlambdas = nlambdas; g->nfrefs = nfrefs;
             g->cur_line = line; g->fun_counter = fc; g->lc_counter = lc;
-            frame = 1;
+            if (f->retry) frame = 1;
             continue;
         }
         break;
@@ -1295,6 +1375,7 @@ CodeModule *codegen_module(Module *m) {
     Gen *g = GC_MALLOC(sizeof *g);
     g->m = m;
     records_lower(m);                 /* records become tuples (records.c) */
+    types_infer(m);                   /* which expressions yield floats (types.c) */
     g->modname = cg_atom(m->name ? m->name : "nofile");
     for (int i = 0; i < m->nfunctions; i++) {
         Function *fn = m->functions[i];

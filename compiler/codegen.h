@@ -93,7 +93,19 @@ typedef struct Fn {
     size_t *patch; int npatch, cappatch;
     Stub *stubs; int nstubs, capstubs;
     Expr *mark_receive; int mark_label;   /* a receive a new reference marked (cg_ref_mark) */
+    /* float registers (codegen_float.c) */
+    unsigned char frs[MAX_FREG];      /* FR_FREE, FR_TEMP, FR_HOME         */
+    short *vfr;                       /* per variable: its fr home, or -1  */
+    int *vfgen;                       /* frgen when the home was written   */
+    char *fcap;                       /* may live in fr alone (cg_fvars)   */
+    int frgen;                        /* bumped where fr values die        */
+    struct BoxSet *boxset;            /* float variables that need a term home too */
+    int fretry;                       /* one was added: compile the clause again */
 } Fn;
+
+/* Float variables of a clause that some use needs as a term: they get a
+ * term home too. Kept across the attempts at compiling one clause. */
+typedef struct BoxSet { const char **names; int n, cap; } BoxSet;
 
 typedef struct Snap {
     int nv; char *bound, *def;
@@ -184,6 +196,16 @@ void cg_lc(Fn *f, Expr *e, int tail, UWord dest);
 void cg_fun(Fn *f, Expr *e, UWord dest);
 void cg_funref(Fn *f, Expr *e, UWord dest);
 void cg_shortcircuit(Fn *f, Expr *e, int tail, UWord dest);
+
+/* codegen_float.c (float registers) */
+int cg_is_farith(Fn *f, Expr *e);
+void cg_farith(Fn *f, Expr *e, UWord dest);
+int cg_fbind(Fn *f, int v, Expr *rhs, UWord dest);
+int cg_ftest(Fn *f, Expr *e, int fail);
+void cg_fvars(Fn *f, Clause *c);
+void cg_fpreload(Fn *f, Clause *c);
+int cg_fneeds_box(Fn *f, int v);
+int cg_fboxed(Fn *f, int v);
 
 /* codegen_bin.c (binaries) */
 void cg_bin_construct(Fn *f, Expr *e, UWord dest);

@@ -257,6 +257,7 @@ void cg_test(Fn *f, Expr *e, int fail) {
             cg_test(f, e->b, fail);
             goto out;
         }
+        if (cg_ftest(f, e, fail)) goto out;      /* floats: codegen_float.c */
         if (is_compare(e->op)) {
             UWord ops[2];
             Expr *es[2] = { e->a, e->b };

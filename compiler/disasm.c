@@ -80,6 +80,7 @@ void disasm_module(FILE *out, const CodeModule *cm) {
             switch (*c) {
             case 's': case 'd': put_operand(&b, v); break;
             case 'i': ob_printf(&b, "%lu", (unsigned long)v); break;
+            case 'r': ob_printf(&b, "fr%lu", (unsigned long)v); break;
             case 'a': put_atom(&b, (Term)v); break;
             case 'l':
                 ob_printf(&b, "L%lu", (unsigned long)v);

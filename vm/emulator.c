@@ -14,6 +14,7 @@
  * ends the process when there is none. C helpers (BIFs, arithmetic) report
  * errors by returning THE_NON_VALUE, never by longjmp.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,10 @@
 #include "map.h"
 #include "binary.h"
 #include "gc.h"
+
+#ifndef GC_STRESS
+#define GC_STRESS 0
+#endif
 
 #define MAX_TRACE_DEPTH 8          /* frames in a stack trace, as Erlang's default */
 
@@ -124,6 +129,23 @@ static Term build_trace(Process *p, const Instr *pc, const Instr *cp, Term top) 
     return l;
 }
 
+/* Two numbers as doubles for a float operation: both floats, or a float
+ * and a small integer (converted exactly as arith.c does). */
+static inline int float_pair(Term a, Term b, double *x, double *y) {
+    if (is_float(a)) {
+        *x = float_val(a);
+        if (is_float(b)) { *y = float_val(b); return 1; }
+        if (is_small(b)) { *y = (double)small_val(b); return 1; }
+        return 0;
+    }
+    if (is_small(a) && is_float(b)) {
+        *x = (double)small_val(a);
+        *y = float_val(b);
+        return 1;
+    }
+    return 0;
+}
+
 /* Unpacks a proper list into x registers; returns its length or -1. */
 static int unpack_args(Term *x, Term list, int first) {
     int n = 0;
@@ -153,6 +175,8 @@ RunResult emulator_run(Process *p) {
     int arity;                       /* arity of the call being made */
     Term top_frame = THE_NON_VALUE;  /* extra first trace entry for raise */
     int wait_live = 0;               /* x registers a wait keeps */
+    double fr[MAX_FREG];             /* float registers: dead across calls and
+                                        receives, so never saved (opcodes.h) */
 
     if (p->mbuf) reds -= (SWord)gc_ensure(p, 0, p->arity);
     E = p->stop;
@@ -318,12 +342,27 @@ L_sub_imm: {
     }
     goto L_sub;
 }
+/* Operands of unknown type: small integers first; then two floats, or a
+ * float and a small integer, computed here and boxed straight on the heap
+ * when there is room (no call, no fragment); anything else, and a result
+ * that is not finite, goes to arith.c, which raises. */
+#define ARITH_FLOATS(a, b, OP) do {                                        \
+        double x_, y_, r_;                                                 \
+        if (float_pair((a), (b), &x_, &y_) && isfinite(r_ = x_ OP y_) &&   \
+            (size_t)(E - p->htop) >= FLOAT_WORDS) {                        \
+            Term *hp_ = p->htop;                                           \
+            p->htop = hp_ + FLOAT_WORDS;                                   \
+            DST(pc[5]) = make_float_at(hp_, r_);                           \
+            DISPATCH(6);                                                   \
+        }                                                                  \
+    } while (0)
 L_add: {
     Term a = SRC(pc[3]), b = SRC(pc[4]), r;
     if (is_small(a) && is_small(b)) {
         SWord v = small_val(a) + small_val(b);
         if (fits_small(v)) { DST(pc[5]) = make_small(v); DISPATCH(6); }
     }
+    ARITH_FLOATS(a, b, +);
     r = arith_add(p, a, b);
     goto arith_result;
 L_sub:
@@ -332,18 +371,94 @@ L_sub:
         SWord v = small_val(a) - small_val(b);
         if (fits_small(v)) { DST(pc[5]) = make_small(v); DISPATCH(6); }
     }
+    ARITH_FLOATS(a, b, -);
     r = arith_sub(p, a, b);
+    goto arith_result;
+L_mul:
+    a = SRC(pc[3]); b = SRC(pc[4]);
+    if (is_small(a) && is_small(b)) {
+        SWord v;
+        if (!__builtin_mul_overflow(small_val(a), small_val(b), &v) && fits_small(v)) {
+            DST(pc[5]) = make_small(v);
+            DISPATCH(6);
+        }
+    }
+    ARITH_FLOATS(a, b, *);
+    r = arith_mul(p, a, b);
 arith_result:
     if (r == THE_NON_VALUE) {
         if (pc[1]) FAIL_TO(pc[1]);
-        top_frame = tuple4(p, ATOM_TERM(erlang),
-                           atom_intern_cstr(*pc == (Instr)&&L_add ? "+" : "-"),
+        const char *name = *pc == (Instr)&&L_mul ? "*" :
+                           *pc == (Instr)&&L_sub || *pc == (Instr)&&L_sub_imm ? "-" : "+";
+        top_frame = tuple4(p, ATOM_TERM(erlang), atom_intern_cstr(name),
                            cons(p, a, cons(p, b, NIL)), NIL);
         RAISE();
     }
     DST(pc[5]) = r;
     DISPATCH(6);
 }
+#undef ARITH_FLOATS
+
+/* ---- floats: raw doubles in fr (compiler/codegen_float.c) ---- */
+#define FLOAT_ERROR() do { if (pc[1]) FAIL_TO(pc[1]); ERROR(AM_badarith); } while (0)
+#define FLOAT_OP(expr) do {                                               \
+        double r_ = (expr);                                               \
+        if (__builtin_expect(!isfinite(r_), 0)) FLOAT_ERROR();            \
+        fr[pc[4]] = r_;                                                   \
+        DISPATCH(5);                                                      \
+    } while (0)
+L_fmove:
+    fr[pc[2]] = float_val(SRC(pc[1]));
+    DISPATCH(3);
+L_fmove_x:
+    fr[pc[2]] = float_val(x[pc[1] >> 3]);
+    DISPATCH(3);
+L_fmove_lit:
+    memcpy(&fr[pc[2]], &pc[1], sizeof(double));
+    DISPATCH(3);
+L_fconv: {
+    Term t = SRC(pc[2]);
+    double d;
+    if (is_small(t)) d = (double)small_val(t);
+    else if (is_float(t)) d = float_val(t);
+    else if (!term_to_double(t, &d)) FLOAT_ERROR();  /* not a number, or a too big integer */
+    fr[pc[3]] = d;
+    DISPATCH(4);
+}
+#define FBOX_HEAP() do {                  /* GC_STRESS builds collect at every box */ \
+        if ((size_t)(E - p->htop) < FLOAT_WORDS || p->mbuf || GC_STRESS) { \
+            reds -= (SWord)gc_ensure(p, FLOAT_WORDS, (int)pc[2]);          \
+            LOAD_E();                                                      \
+        }                                                                  \
+    } while (0)
+L_fbox: {
+    FBOX_HEAP();
+    Term *hp = p->htop;
+    p->htop = hp + FLOAT_WORDS;
+    DST(pc[3]) = make_float_at(hp, fr[pc[1]]);
+    DISPATCH(4);
+}
+L_fbox_x: {
+    FBOX_HEAP();
+    Term *hp = p->htop;
+    p->htop = hp + FLOAT_WORDS;
+    x[pc[3] >> 3] = make_float_at(hp, fr[pc[1]]);
+    DISPATCH(4);
+}
+#undef FBOX_HEAP
+L_fcopy:
+    fr[pc[2]] = fr[pc[1]];
+    DISPATCH(3);
+L_fadd: FLOAT_OP(fr[pc[2]] + fr[pc[3]]);
+L_fsub: FLOAT_OP(fr[pc[2]] - fr[pc[3]]);
+L_fmul: FLOAT_OP(fr[pc[2]] * fr[pc[3]]);
+L_fdiv: FLOAT_OP(fr[pc[2]] / fr[pc[3]]);
+L_fnegate:                           /* as OTP 25's: 0.0 - x, so -(0.0) is 0.0 */
+    fr[pc[2]] = 0.0 - fr[pc[1]];
+    DISPATCH(3);
+L_is_flt: TEST(fr[pc[2]] < fr[pc[3]], 4);
+L_is_fge: TEST(fr[pc[2]] >= fr[pc[3]], 4);
+#undef FLOAT_OP
 
 L_move:
     DST(pc[2]) = SRC(pc[1]);
@@ -473,14 +588,18 @@ L_is_ne: {
     Term a = SRC(pc[2]), b = SRC(pc[3]);
     TEST(!(a == b || term_eq(a, b)), 4);
 }
+/* two floats compare as doubles (there is no NaN, and -0.0 == 0.0 as in
+ * Erlang's order) */
 L_is_lt: {
     Term a = SRC(pc[2]), b = SRC(pc[3]);
     if (is_small(a) && is_small(b)) TEST((SWord)a < (SWord)b, 4);
+    if (is_float(a) && is_float(b)) TEST(float_val(a) < float_val(b), 4);
     TEST(term_compare(a, b) < 0, 4);
 }
 L_is_ge: {
     Term a = SRC(pc[2]), b = SRC(pc[3]);
     if (is_small(a) && is_small(b)) TEST((SWord)a >= (SWord)b, 4);
+    if (is_float(a) && is_float(b)) TEST(float_val(a) >= float_val(b), 4);
     TEST(term_compare(a, b) >= 0, 4);
 }
 

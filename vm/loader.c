@@ -56,6 +56,11 @@ static UWord specialise(UWord op, const UWord *in) {
         return op;
     case OP_add: return is_small((Term)in[4]) && !operand_is_reg(in[4]) ? OP_add_imm : op;
     case OP_sub: return is_small((Term)in[4]) && !operand_is_reg(in[4]) ? OP_sub_imm : op;
+    case OP_fbox: return IS_X(in[3]) ? OP_fbox_x : op;
+    case OP_fmove:
+        if (IS_X(in[1])) return OP_fmove_x;
+        if (!operand_is_reg(in[1]) && is_float((Term)in[1])) return OP_fmove_lit;
+        return op;
     default: return op;
     }
 #undef IS_X
@@ -111,7 +116,8 @@ LoadedModule *loader_load(const CodeModule *cm) {
             continue;
         }
         Instr *w = lm->code + out;
-        w[0] = (Instr)handlers[specialise(op, in)];
+        UWord sop = specialise(op, in);
+        w[0] = (Instr)handlers[sop];
         size_t k = 1;
         for (const char *f = opcode_formats[op]; *f; f++, k++) {
             UWord v = in[k];
@@ -135,6 +141,10 @@ LoadedModule *loader_load(const CodeModule *cm) {
                 break;
             default: w[k] = v; break;
             }
+        }
+        if (sop == OP_fmove_lit) {                   /* the double itself, not a term */
+            double d = float_val((Term)in[1]);
+            memcpy(&w[1], &d, sizeof d);
         }
         out += k;
     }

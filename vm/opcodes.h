@@ -24,4 +24,9 @@ extern const char *const opcode_formats[OP__COUNT];
 #define operand_is_y(w) (((w) & 7) == 4)
 #define operand_reg_index(w) ((UWord)(w) >> 3)   /* x: i; y: i + 1 */
 
+/* Float registers fr0..fr(MAX_FREG-1): raw doubles, operand kind 'r' (the
+ * register number). They live in the emulator's C frame: nothing is kept in
+ * them across a call or a receive (codegen_float.c). */
+#define MAX_FREG 256
+
 #endif

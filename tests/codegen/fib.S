@@ -37,7 +37,6 @@ L4:
 L7:
     line 11
     sub 0, 2, x0, 1, x2
-    add 0, 3, x1, x0, x3
+    add 0, 3, x1, x0, x1
     move x2, x0
-    move x3, x1
     call_only 2, L4   % sum/2

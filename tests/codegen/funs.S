@@ -67,7 +67,7 @@ L23:
     move x0, y0
     sub 0, 0, y0, 1, x0
     call 1, L14   % '-fact/0-fun-1-'/1
-    bif 0, erlang:'*'/2, 1, x0, [y0, x0]
+    mul 0, 1, y0, x0, x0
     deallocate 1
     return
 
@@ -97,7 +97,7 @@ L20:
     move x2, y1
     bif L25, erlang:'rem'/2, 0, x0, [y0, 2]
     is_eq_exact L25, x0, 0
-    bif 0, erlang:'*'/2, 0, y2, [y0, y0]
+    mul 0, 0, y0, y0, y2
     move y1, x0
     call 1, L20   % '-squares/1-lc$^0/1-0-'/1
     test_heap 2, 1
