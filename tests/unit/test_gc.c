@@ -567,7 +567,7 @@ static void test_arena_fragments(void)
         heap_attach_frag(p, f);
         p->x[0] = make_boxed(t);
     }
-    CHECK(heap_arena_lo != 0);
+    CHECK(pool_arena_lo != 0);
     HeapFrag *queued = heap_frag_new(3);          /* not attached */
     Term *q = queued->mem;
     q[0] = make_tuple_header(2);
@@ -575,8 +575,8 @@ static void test_arena_fragments(void)
     q[2] = NIL;
     queued->used = 3;
     p->x[1] = make_boxed(q);
-    CHECK((uintptr_t)q - heap_arena_lo < heap_arena_hi - heap_arena_lo);
-    CHECK(heap_arena_frag((uintptr_t)(q + 2)) == queued);
+    CHECK((uintptr_t)q - pool_arena_lo < pool_arena_hi - pool_arena_lo);
+    CHECK(pool_arena_frag((uintptr_t)(q + 2)) == queued);
     gc_full(p, 2);
     CHECK(p->mbuf == NULL);
     Term t = p->x[0];
@@ -584,7 +584,7 @@ static void test_arena_fragments(void)
     for (SWord i = MSGS - 1; i >= 0; i--) {
         if (!is_tuple(t) || tuple_elems(t)[0] != make_small(i)) { ok = 0; break; }
         Term *at = boxed_ptr(t);
-        if ((uintptr_t)at - heap_arena_lo < heap_arena_hi - heap_arena_lo) ok = 0;
+        if ((uintptr_t)at - pool_arena_lo < pool_arena_hi - pool_arena_lo) ok = 0;
         t = tuple_elems(t)[1];
     }
     CHECK(ok && t == NIL);
