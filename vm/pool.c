@@ -79,14 +79,14 @@ static inline unsigned class_batch(int c)
     return n == 0 ? 1 : n > BATCH_MAX ? BATCH_MAX : (unsigned)n;
 }
 
+/* A slab has room for eight blocks, but is at least one chunk (64 KiB)
+ * and at most 4 MiB unless one block is larger. */
 static size_t class_slab(int c)
 {
-    size_t b = class_bytes[c], s = POOL_CHUNK_BYTES;
-    if (b > (POOL_CHUNK_BYTES >> 3)) {
-        s = 8 * b < ((size_t)4 << 20) ? 8 * b : ((size_t)4 << 20);
-        if (s < b)
-            s = b;
-    }
+    size_t b = class_bytes[c], max = (size_t)4 << 20;
+    size_t s = 8 * b < max ? 8 * b : b > max ? b : max;
+    if (s < POOL_CHUNK_BYTES)
+        s = POOL_CHUNK_BYTES;
     return (s + POOL_CHUNK_BYTES - 1) & ~(POOL_CHUNK_BYTES - 1);
 }
 
@@ -100,8 +100,11 @@ static _Atomic size_t arena_used;               /* bytes handed out as slabs */
 static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
 static _Atomic size_t mapped_bytes, large_blocks;
 /* Per chunk: the first chunk of its slab (high 32 bits) and the slab's
- * block size (low 32). Written before any block of the slab is handed out. */
-static uint64_t chunk_info[ARENA_CHUNKS];
+ * block size (low 32). Written before any block of the slab is handed out.
+ * Mapped with the arena (2 MiB of address space, its pages made as the
+ * arena grows), out of the collector Boehm runs for the compiler, which
+ * scans static data. */
+static uint64_t *chunk_info;
 
 /* The arena is mapped writable at once (address space only: MAP_NORESERVE,
  * and no page exists before it is touched) and marked for huge pages, on
@@ -126,6 +129,13 @@ static void arena_reserve(void)
         if (r == MAP_FAILED)
             return;                             /* no arena: plain slabs */
     }
+    void *info = mmap(NULL, ARENA_CHUNKS * sizeof *chunk_info, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (info == MAP_FAILED) {
+        munmap(r, len);
+        return;
+    }
+    chunk_info = info;
     uintptr_t lo = ((uintptr_t)r + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
     if (mapped)
         madvise((void *)lo, ARENA_BYTES, MADV_HUGEPAGE);

@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include "process.h"
 
-#define POOL_CHUNK_BYTES ((size_t)1 << 20)
+#define POOL_CHUNK_BYTES ((size_t)64 << 10)
 #define POOL_MAX_BYTES ((size_t)1 << 26)            /* the largest class: 64 MiB */
 #define POOL_RECORD_BYTES 32                        /* sizeof(Message) */
 
