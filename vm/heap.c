@@ -166,14 +166,8 @@ Term *heap_alloc(Process *p, size_t words)
 enum { CACHE_PROCESS, CACHE_HEAP, NCACHES };
 #define BLOCK_BATCH 64
 
-typedef struct {
-    pthread_mutex_t lock;
-    void *batches[1 << 12];
-    int nbatches;
-} BlockPool;
-
-static BlockPool block_pools[NCACHES] = {
-    { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER } };
+/* The shared pools are the lock-free batch stacks of pool.h. */
+static PoolStack block_pools[NCACHES];
 static __thread void *block_free[NCACHES];      /* linked through their first word */
 static __thread int block_nfree[NCACHES];
 
@@ -185,14 +179,9 @@ static size_t cache_bytes(int c)
 static void *cache_alloc(int c)
 {
     if (!block_free[c]) {
-        BlockPool *pool = &block_pools[c];
-        pthread_mutex_lock(&pool->lock);
-        if (pool->nbatches > 0) {
-            block_free[c] = pool->batches[--pool->nbatches];
+        if ((block_free[c] = pool_stack_pop(&block_pools[c])))
             block_nfree[c] = BLOCK_BATCH;
-        }
-        pthread_mutex_unlock(&pool->lock);
-        if (!block_free[c])             /* a record starts with refc 0 */
+        else                            /* a record starts with refc 0 */
             return c == CACHE_PROCESS ? calloc(1, cache_bytes(c)) : malloc(cache_bytes(c));
     }
     void *b = block_free[c];
@@ -213,13 +202,8 @@ static void cache_free(int c, void *b)
     block_free[c] = *(void **)last;
     *(void **)last = NULL;
     block_nfree[c] -= BLOCK_BATCH;
-    BlockPool *pool = &block_pools[c];
-    pthread_mutex_lock(&pool->lock);
-    if (pool->nbatches < (int)(sizeof pool->batches / sizeof pool->batches[0])) {
-        pool->batches[pool->nbatches++] = batch;
+    if (pool_stack_push(&block_pools[c], batch))
         batch = NULL;
-    }
-    pthread_mutex_unlock(&pool->lock);
     if (batch && c == CACHE_PROCESS) {  /* the pool is full: keep them here */
         *(void **)last = block_free[c];
         block_free[c] = batch;

@@ -194,13 +194,10 @@ size_t pool_large_blocks(void) { return atomic_load_explicit(&large_blocks, memo
 
 typedef struct {
     _Atomic uint32_t next;       /* index + 1 of the cell below; 0: none */
-    HeapFrag *batch;             /* only its owner (who popped it) touches it */
+    void *batch;                 /* only its owner (who popped it) touches it */
 } Cell;
 
-typedef struct {
-    _Atomic uint64_t top;        /* tag << 32 | (index + 1); 0 in the low half: empty */
-    char pad[64 - sizeof(uint64_t)];
-} Stack;
+typedef PoolStack Stack;
 
 static Cell cells[NCELLS];
 static _Atomic uint32_t cells_made;     /* cells never used yet start here */
@@ -232,8 +229,7 @@ static int64_t stack_pop(Stack *s)
     return (int64_t)(uint32_t)old - 1;
 }
 
-/* Puts a batch on class c's stack; 0 if there is no cell left for it. */
-static int batch_give(int c, HeapFrag *batch)
+int pool_stack_push(PoolStack *s, void *batch)
 {
     int64_t i = stack_pop(&free_cells);
     if (i < 0) {
@@ -247,19 +243,23 @@ static int batch_give(int c, HeapFrag *batch)
         i = n;
     }
     cells[i].batch = batch;
-    stack_push(&class_stack[c], (uint32_t)i);
+    stack_push(s, (uint32_t)i);
     return 1;
 }
 
-static HeapFrag *batch_take(int c)
+void *pool_stack_pop(PoolStack *s)
 {
-    int64_t i = stack_pop(&class_stack[c]);
+    int64_t i = stack_pop(s);
     if (i < 0)
         return NULL;
-    HeapFrag *batch = cells[i].batch;
+    void *batch = cells[i].batch;
     stack_push(&free_cells, (uint32_t)i);
     return batch;
 }
+
+/* Class c's shared stack: 0 if there is no cell left for the batch. */
+static int batch_give(int c, HeapFrag *batch) { return pool_stack_push(&class_stack[c], batch); }
+static HeapFrag *batch_take(int c) { return pool_stack_pop(&class_stack[c]); }
 
 /* ---- per-thread lists ---- */
 

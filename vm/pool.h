@@ -22,6 +22,7 @@
 #ifndef MINI_POOL_H
 #define MINI_POOL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "process.h"
@@ -44,6 +45,19 @@ void pool_frag_free(HeapFrag *f);
  * fragments). pool_arena_frag: the block an arena address lies in. */
 extern uintptr_t pool_arena_lo, pool_arena_hi;
 HeapFrag *pool_arena_frag(uintptr_t a);
+
+/* A lock-free stack of batches, each batch a list of blocks the caller
+ * links (pool.c says how it avoids locks and the ABA problem); the pool's
+ * classes use them, and so do the caches of process records and first
+ * heaps (heap.c). Zero-initialized is empty. push returns 0 when there is
+ * no cell left for the batch (65,536 batches are held in all), and pop
+ * NULL when the stack is empty. */
+typedef struct {
+    _Atomic uint64_t top;        /* tag << 32 | (cell index + 1); low half 0: empty */
+    char pad[64 - sizeof(uint64_t)];
+} PoolStack;
+int pool_stack_push(PoolStack *s, void *batch);
+void *pool_stack_pop(PoolStack *s);
 
 /* Statistics, and the tests' hook: bytes of slabs and large blocks mapped
  * so far (never less: slabs are kept), and large blocks now mapped. */
