@@ -59,7 +59,7 @@ _Static_assert(sizeof class_bytes / sizeof class_bytes[0] == 82, "the class tabl
 _Static_assert(sizeof(HeapFrag) == POOL_RECORD_BYTES, "a bare record is a HeapFrag");
 
 /* The class of a block of `bytes` (record included); -1 past the largest. */
-static inline int class_of_bytes(size_t bytes)
+static int class_of_bytes(size_t bytes)
 {
     if (bytes <= 128)
         return bytes <= 32 ? 0 : bytes <= 96 ? (int)((bytes - 17) / 16) : 5;
@@ -73,11 +73,31 @@ static inline int class_of_bytes(size_t bytes)
 #define BATCH_BYTES ((size_t)32 << 10)
 #define BATCH_MAX 256
 
-static inline unsigned class_batch(int c)
+/* Tables for the fast paths, filled before main: the class of every small
+ * word count (most messages), and each class's words and batch. */
+#define SMALL_WORDS 256
+static uint8_t small_class[SMALL_WORDS + 1];
+static uint32_t class_words[NCLASSES];
+static uint16_t class_batch_n[NCLASSES];
+
+__attribute__((constructor)) static void tables_init(void)
 {
-    size_t n = BATCH_BYTES / class_bytes[c];
-    return n == 0 ? 1 : n > BATCH_MAX ? BATCH_MAX : (unsigned)n;
+    for (int c = 0; c < NCLASSES; c++) {
+        size_t n = BATCH_BYTES / class_bytes[c];
+        class_batch_n[c] = n == 0 ? 1 : n > BATCH_MAX ? BATCH_MAX : (uint16_t)n;
+        class_words[c] = (uint32_t)((class_bytes[c] - POOL_RECORD_BYTES) / sizeof(Term));
+    }
+    for (size_t w = 0; w <= SMALL_WORDS; w++)
+        small_class[w] = (uint8_t)class_of_bytes(POOL_RECORD_BYTES + w * sizeof(Term));
 }
+
+static inline int class_of_words(size_t words)
+{
+    return words <= SMALL_WORDS ? small_class[words]
+                                : class_of_bytes(POOL_RECORD_BYTES + words * sizeof(Term));
+}
+
+static inline unsigned class_batch(int c) { return class_batch_n[c]; }
 
 /* A slab has room for eight blocks, but is at least one chunk (64 KiB)
  * and at most 4 MiB unless one block is larger. */
@@ -344,7 +364,7 @@ HeapFrag *pool_frag_new(size_t words)
 {
     if (words >= FRAG_MAX_WORDS)
         return NULL;
-    int c = class_of_bytes(POOL_RECORD_BYTES + words * sizeof(Term));
+    int c = class_of_words(words);
     if (c < 0)
         return large_new(words);
     HeapFrag *f = local_list[c];
@@ -354,14 +374,13 @@ HeapFrag *pool_frag_new(size_t words)
     } else if (!(f = refill(c))) {
         return NULL;
     }
-    f->size = (uint32_t)((class_bytes[c] - POOL_RECORD_BYTES) / sizeof(Term));
+    f->size = class_words[c];
     return f;
 }
 
 void pool_frag_free(HeapFrag *f)
 {
-    size_t bytes = POOL_RECORD_BYTES + (size_t)f->size * sizeof(Term);
-    int c = class_of_bytes(bytes);
+    int c = class_of_words(f->size);
     if (c < 0) {
         munmap(f, large_len(f->size));
         atomic_fetch_sub_explicit(&large_blocks, 1, memory_order_relaxed);
