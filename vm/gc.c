@@ -30,7 +30,7 @@
  * is in neither is either in a heap fragment (copy it) or a literal (module
  * constants in Boehm memory: leave it). There may be thousands of fragments
  * (one per received message), so we do not walk the fragment list per
- * pointer. Most are small message blocks in the message arena (gc.h), one
+ * pointer. Most are message blocks in the pool's message arena (pool.h), one
  * more range: the collection marks the process's own blocks there (the
  * FRAG_IN_GC bit of their size) and finds a block from an address with one
  * division (pool_arena_frag), so that a long mailbox costs no sorting. The
@@ -91,7 +91,7 @@ typedef struct Gc {
     uintptr_t ylo, yhi, yend;      /* young block: heap, htop, hend            */
     uintptr_t hw;                  /* minor: [ylo, hw) is promoted to old      */
     uintptr_t olo, ohi, oend;      /* old heap: copied in a major, else left   */
-    uintptr_t alo, ahi;            /* the message arena (gc.h)                 */
+    uintptr_t alo, ahi;            /* the message arena (pool.h)               */
     const FragRange *frags;        /* the fragments outside the arena          */
     size_t nfrags;
     uintptr_t flo, fhi;            /* lowest and highest fragment addresses    */

@@ -1,12 +1,13 @@
 /* heap.c — a process's memory: creating and freeing it, and allocation that
  * never collects (heap fragments).
  *
- * A process owns three kinds of memory, all malloc'ed and never seen by Boehm:
- * the young block (heap growing up, stack growing down, see process.h), the
- * old heap (survivors of two collections, made by the first promotion), and
- * heap fragments. Fragments exist because some code cannot collect where it
- * stands: a BIF holds raw pointers into its arguments, a sender copies into a
- * receiver it does not own. heap_alloc() bumps htop when the words fit below
+ * A process owns three kinds of memory, none of it seen by Boehm: the young
+ * block (heap growing up, stack growing down, see process.h) and the old
+ * heap (survivors of two collections, made by the first promotion), both
+ * malloc'ed, and heap fragments, blocks of the pool (pool.h). Fragments
+ * exist because some code cannot collect where it stands: a BIF holds raw
+ * pointers into its arguments, a sender copies into a receiver it does not
+ * own. heap_alloc() bumps htop when the words fit below
  * the stack, else it takes them from the newest fragment, else it hangs a new
  * fragment on p->mbuf. The next collection (gc.c) copies the live part of
  * every fragment into the young heap and frees them all; the emulator calls
@@ -18,10 +19,8 @@
  * reports a failed collection by leaving too little room, see gc.h).
  */
 #include <malloc.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>

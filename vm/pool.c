@@ -25,14 +25,13 @@
  * losing compare-and-swap makes is of a word only ever accessed atomically,
  * never of a block that another thread is already filling.
  *
- * Slabs. A class's fresh blocks are carved from a slab: one chunk (1 MiB)
- * for blocks up to 128 KiB, else room for eight blocks, at most 4 MiB, but
- * never less than one block, rounded up to whole chunks. A slab is mapped
- * with MAP_POPULATE: its pages are faulted in by one system call instead of
- * a trap per page (7-13 us each on the VMs we run on, bench/pagetouch.c,
- * more than the rest of a send). Blocks are handed out in rising addresses
- * and freed in queue order, so a long queue lies in memory in the order it
- * is walked (heap.c, heap_free_frags).
+ * Slabs. A class's fresh blocks come from a slab with room for eight blocks,
+ * at least one chunk (64 KiB) and at most 4 MiB unless one block is larger.
+ * Its pages are populated by one madvise call, on huge pages where the
+ * kernel has them (arena_reserve says why), and its blocks are handed out
+ * one at a time, in rising addresses, as they are asked for. Blocks freed
+ * in queue order come back in one run, so a long queue lies in memory in
+ * the order it is walked (heap.c, heap_free_frags).
  */
 #include <pthread.h>
 #include <stdatomic.h>

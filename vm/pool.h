@@ -16,8 +16,9 @@
  * arena, one range of reserved address space, in chunks of POOL_CHUNK_BYTES;
  * a table beside it gives each chunk's slab and block size, so the collector
  * finds the block an address lies in with one lookup and one division
- * (pool_arena_frag). Slabs are never given back: like Erlang's carriers,
- * the memory stays for the next flood.
+ * (pool_arena_frag). Slabs are never given back, nor given to another
+ * class: like Erlang's carriers, the memory stays for the next flood, so a
+ * program keeps, per class, the most it ever had in flight at once.
  */
 #ifndef MINI_POOL_H
 #define MINI_POOL_H
