@@ -9,14 +9,15 @@
  * `size` is its class's words, so the class is known again when it is
  * freed. Larger blocks are mapped and unmapped one by one.
  *
- * Each thread keeps a free list per class; a thread that frees more than two
- * batches' worth gives one batch to the class's shared stack, and a thread
- * whose list is empty takes one from there, else carves a fresh slab. The
- * shared stacks are lock-free (pool.c says how). Slabs live in the message
- * arena, one range of reserved address space, in chunks of POOL_CHUNK_BYTES;
- * a table beside it gives each chunk's slab and block size, so the collector
- * finds the block an address lies in with one lookup and one division
- * (pool_arena_frag). Slabs are never given back, nor given to another
+ * Each thread keeps a free list per class (the threads that send are
+ * long-lived: the schedulers and the shell's reader); a thread that frees
+ * more than two batches' worth gives one batch to the class's shared stack,
+ * and a thread whose list is empty takes one from there, else carves a
+ * fresh slab. The shared stacks are lock-free (pool.c says how). Slabs live
+ * in the message arena, one range of reserved address space, in chunks of
+ * POOL_CHUNK_BYTES; a table beside it gives each chunk's slab and block
+ * size, so the collector finds the block an address lies in with one lookup
+ * and one division (pool_arena_frag). Slabs are never given back, nor given to another
  * class: like Erlang's carriers, the memory stays for the next flood, so a
  * program keeps, per class, the most it ever had in flight at once.
  */
