@@ -95,12 +95,12 @@ check-smp: deps
 	  MINI_FLAGS="$$f" sh tests/run.sh $(BIN) $(BUILD)/tests || exit 1; done
 
 # The concurrency tests under ThreadSanitizer: the threaded unit tests (the
-# mailbox, the pid table), then the process tests with 2 and 4 schedulers;
+# mailbox, the pid table, the block pool), then the process tests with 2 and 4 schedulers;
 # any report fails the test.
 check-tsan: deps
 	@$(MAKE) --no-print-directory TSAN=1 all unit
 	@echo "== ThreadSanitizer, the threaded unit tests"
-	@for t in test_mailbox test_proc_table; do \
+	@for t in test_mailbox test_proc_table test_msgpool; do \
 	  TSAN_OPTIONS="report_signal_unsafe=0" build/release-tsan/tests/$$t || exit 1; done
 	@for s in 2 4; do echo "== ThreadSanitizer, +S $$s"; \
 	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="+S $$s" ONLY='proc_*' SAN_CHECK=1 \

@@ -55,8 +55,9 @@ size_t copy_size(Term t) {
     return words;
 }
 
-/* Copies the object t points to at *top and returns the new tagged pointer. */
-static Term copy_one(Term t, Term **top) {
+/* Copies the object t points to at *top and returns the new tagged pointer;
+ * counts a copied ProcBin in *bins. */
+static inline Term copy_one(Term t, Term **top, size_t *bins) {
     Term *dst = *top;
     if (is_list(t)) {
         dst[0] = list_head(t);
@@ -69,14 +70,23 @@ static Term copy_one(Term t, Term **top) {
     memcpy(dst, src, n * sizeof(Term));
     *top = dst + n;
     /* binaries: a copied ProcBin is one more reference to the shared bytes */
-    if (header_subtag(src[0]) == BOXED_REFC_BIN) binary_copied(dst);
+    if (header_subtag(src[0]) == BOXED_REFC_BIN) {
+        binary_copied(dst);
+        ++*bins;
+    }
     return make_boxed(dst);
 }
 
 Term copy_term(Term t, Term *hp) {
+    size_t bins;
+    return copy_term_bins(t, hp, &bins);
+}
+
+Term copy_term_bins(Term t, Term *hp, size_t *bins) {
+    *bins = 0;
     if (is_immed(t)) return t;
     Term *top = hp;
-    Term root = copy_one(t, &top);
+    Term root = copy_one(t, &top, bins);
     Term *scan = hp;
     /* Every object in [hp, top) was copied whole; walk them in order. Cons
      * cells have no header: a word with tag 00 can only be a header here. */
@@ -87,7 +97,7 @@ Term copy_term(Term t, Term *hp) {
             scan += 1 + raw;
             continue;
         }
-        if (!is_immed(w)) *scan = copy_one(w, &top);
+        if (!is_immed(w)) *scan = copy_one(w, &top, bins);
         scan++;
     }
     return root;

@@ -30,10 +30,10 @@
  * is in neither is either in a heap fragment (copy it) or a literal (module
  * constants in Boehm memory: leave it). There may be thousands of fragments
  * (one per received message), so we do not walk the fragment list per
- * pointer. Most are small message blocks in the message arena (gc.h), one
+ * pointer. Most are message blocks in the pool's message arena (pool.h), one
  * more range: the collection marks the process's own blocks there (the
  * FRAG_IN_GC bit of their size) and finds a block from an address with one
- * division (heap_arena_frag), so that a long mailbox costs no sorting. The
+ * division (pool_arena_frag), so that a long mailbox costs no sorting. The
  * other fragments are put in an array sorted by address, and a pointer
  * outside young, old and arena is looked up by binary search (after a cheap
  * check against the lowest and highest fragment address). We chose this
@@ -91,7 +91,7 @@ typedef struct Gc {
     uintptr_t ylo, yhi, yend;      /* young block: heap, htop, hend            */
     uintptr_t hw;                  /* minor: [ylo, hw) is promoted to old      */
     uintptr_t olo, ohi, oend;      /* old heap: copied in a major, else left   */
-    uintptr_t alo, ahi;            /* the message arena (gc.h)                 */
+    uintptr_t alo, ahi;            /* the message arena (pool.h)               */
     const FragRange *frags;        /* the fragments outside the arena          */
     size_t nfrags;
     uintptr_t flo, fhi;            /* lowest and highest fragment addresses    */
@@ -222,7 +222,7 @@ static inline int where(const Gc *g, const Term *ptr)
         return TO_YOUNG;
     }
     if (a - g->alo < g->ahi - g->alo) {  /* a pooled block: is it ours? */
-        const HeapFrag *f = heap_arena_frag(a);
+        const HeapFrag *f = pool_arena_frag(a);
         if (!(f->size & FRAG_IN_GC))
             return LEAVE;
         if (a >= (uintptr_t)(f->mem + f->used))
@@ -429,8 +429,8 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     /* Fragments in the message arena are marked; the others are listed. On
      * the way the list is turned oldest first, the order they are freed in at
      * the end (heap_free_frags says why; done here, it costs no second walk). */
-    uintptr_t alo = __atomic_load_n(&heap_arena_lo, __ATOMIC_RELAXED);
-    uintptr_t ahi = alo ? __atomic_load_n(&heap_arena_hi, __ATOMIC_RELAXED) : 0;
+    uintptr_t alo = __atomic_load_n(&pool_arena_lo, __ATOMIC_RELAXED);
+    uintptr_t ahi = alo ? __atomic_load_n(&pool_arena_hi, __ATOMIC_RELAXED) : 0;
     size_t frag_used = 0, nfrags = 0;
     HeapFrag *oldest_first = NULL;
     for (HeapFrag *f = p->mbuf, *next; f; f = next) {

@@ -31,6 +31,7 @@
 /* Include this one as "gc.h"; <gc.h> is Boehm's (the Makefile passes our
  * directories with -iquote, so they never shadow system headers). */
 #include "process.h"
+#include "pool.h"
 
 /* gc_ensure, gc_full, heap_alloc, process_new_memory and
  * process_free_memory are declared in process.h. */
@@ -92,17 +93,12 @@ void heap_init(void);
 void *heap_bare_new(void);
 void heap_bare_free(void *b);
 
-/* The message arena (heap.c): the address range holding every pooled small
- * block, in chunks of ARENA_CHUNK_BYTES aligned to their size. heap_arena_lo
- * is 0 until the first chunk is made (or for good, if the range could not be
- * reserved). heap_arena_frag gives the block an address in the arena lies in.
+/* Every fragment is a block of the pool (pool.h), and most lie in its
+ * message arena, where pool_arena_frag finds a block from an address.
  * During a collection, the fragments the process owns carry FRAG_IN_GC in
  * their size, so that a pointer into another block of the arena (a queued
  * message's, say) is told apart. */
-#define ARENA_CHUNK_BYTES ((size_t)1 << 20)
 #define FRAG_IN_GC ((uint32_t)1 << 31)
-extern uintptr_t heap_arena_lo, heap_arena_hi;
-HeapFrag *heap_arena_frag(uintptr_t a);
 void heap_attach_frag(Process *p, HeapFrag *f);
 void heap_frag_free(HeapFrag *f);
 void heap_free_frags(Process *p);

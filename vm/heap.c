@@ -1,12 +1,13 @@
 /* heap.c — a process's memory: creating and freeing it, and allocation that
  * never collects (heap fragments).
  *
- * A process owns three kinds of memory, all malloc'ed and never seen by Boehm:
- * the young block (heap growing up, stack growing down, see process.h), the
- * old heap (survivors of two collections, made by the first promotion), and
- * heap fragments. Fragments exist because some code cannot collect where it
- * stands: a BIF holds raw pointers into its arguments, a sender copies into a
- * receiver it does not own. heap_alloc() bumps htop when the words fit below
+ * A process owns three kinds of memory, none of it seen by Boehm: the young
+ * block (heap growing up, stack growing down, see process.h) and the old
+ * heap (survivors of two collections, made by the first promotion), both
+ * malloc'ed, and heap fragments, blocks of the pool (pool.h). Fragments
+ * exist because some code cannot collect where it stands: a BIF holds raw
+ * pointers into its arguments, a sender copies into a receiver it does not
+ * own. heap_alloc() bumps htop when the words fit below
  * the stack, else it takes them from the newest fragment, else it hangs a new
  * fragment on p->mbuf. The next collection (gc.c) copies the live part of
  * every fragment into the young heap and frees them all; the emulator calls
@@ -18,10 +19,8 @@
  * reports a failed collection by leaving too little room, see gc.h).
  */
 #include <malloc.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 #include "gc.h"
 #include "process.h"
 #include "binary.h"
+#include "pool.h"
 
 /* A fresh fragment has at least this many words, so that a BIF building a
  * list cell by cell does not make one malloc per cell. */
@@ -55,229 +55,37 @@ static void out_of_memory(size_t words)
     abort();
 }
 
-/* Small fragments (most messages: a Message record and its term's words are
- * one block, mailbox.h) have an allocator of their own, because a message is
- * made on one thread and freed on another, millions of times a second, and
- * malloc and free cost more than the rest of a send. Small blocks come in a
- * few sizes (size classes), fitted to what messages are: a cons ("x") or a
- * signal, a small tuple such as {ping, Pid}, and the rest up to 12 words
- * (48, 64, 80, 96 and 128 bytes with the 32-byte record); a queued message
- * costs its class's bytes, so the classes are tight. For each class a thread
- * takes blocks from its own free list, else a batch from the class's shared
- * pool, else carves a fresh chunk; a thread that frees keeps blocks on its
- * own list and gives a batch back to the pool when the list grows past two
- * batches, so a producer and a consumer on different threads recycle the
- * same memory. Chunks are never given back (like Erlang's allocator
- * carriers, the memory stays for the next flood).
- *
- * Chunks live in one reserved range of address space, the message arena
- * (gc.h): each chunk is ARENA_CHUNK_BYTES, aligned to its size, and starts
- * with a header giving its block size. So the collector can tell from an
- * address alone whether it points into a pooled block and which one
- * (heap_arena_frag), instead of sorting the thousands of fragments a long
- * mailbox leaves behind. If the range cannot be reserved or fills up, chunks
- * come from plain mmap and the collector looks them up like any fragment. */
-#define FRAG_BATCH 256
-#define NCLASSES 5
-static const size_t class_words[NCLASSES] = { 2, 4, 6, 8, 12 };
-/* One more pool holds bare blocks, a record with no words of its own: a
- * message whose term is an immediate (heap_bare_new). */
-#define BARE NCLASSES
-#define NPOOLS (NCLASSES + 1)
-
-static size_t pool_block_bytes(int c)
-{
-    return c == BARE ? HEAP_BARE_BYTES : sizeof(HeapFrag) + class_words[c] * sizeof(Term);
-}
-
-#define ARENA_BYTES ((size_t)16 << 30)   /* address space only: PROT_NONE */
-#define CHUNK_HEADER 64                  /* bytes before the first block */
-
-uintptr_t heap_arena_lo, heap_arena_hi;  /* [lo, hi) reserved; set once */
-static _Atomic size_t arena_used;        /* bytes handed out as chunks */
-static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
-
-static void arena_reserve(void)
-{
-    size_t len = ARENA_BYTES + ARENA_CHUNK_BYTES;
-    char *r = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (r == MAP_FAILED)
-        return;                          /* no arena: plain chunks */
-    uintptr_t lo = ((uintptr_t)r + ARENA_CHUNK_BYTES - 1) & ~(uintptr_t)(ARENA_CHUNK_BYTES - 1);
-    __atomic_store_n(&heap_arena_hi, lo + ARENA_BYTES, __ATOMIC_RELAXED);
-    __atomic_store_n(&heap_arena_lo, lo, __ATOMIC_RELEASE);
-}
-
-/* A fresh chunk's memory with its pages populated (touching new pages one
- * fault at a time costs more than the rest of a send), from the arena when
- * it has room. */
-static char *chunk_map(size_t *len)
-{
-    pthread_once(&arena_once, arena_reserve);
-    uintptr_t lo = __atomic_load_n(&heap_arena_lo, __ATOMIC_ACQUIRE);
-    *len = ARENA_CHUNK_BYTES;
-    if (lo) {
-        size_t off = atomic_fetch_add(&arena_used, ARENA_CHUNK_BYTES);
-        if (off < ARENA_BYTES) {
-            void *c = mmap((void *)(lo + off), ARENA_CHUNK_BYTES, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_POPULATE, -1, 0);
-            return c == MAP_FAILED ? NULL : c;
-        }
-    }
-    void *c = mmap(NULL, ARENA_CHUNK_BYTES, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    return c == MAP_FAILED ? NULL : c;
-}
-
-HeapFrag *heap_arena_frag(uintptr_t a)
-{
-    uintptr_t chunk = a & ~(uintptr_t)(ARENA_CHUNK_BYTES - 1);
-    size_t bytes = *(const size_t *)chunk;
-    uintptr_t first = chunk + CHUNK_HEADER;
-    return (HeapFrag *)(first + (a - first) / bytes * bytes);
-}
-
-typedef struct {
-    pthread_mutex_t lock;
-    HeapFrag *batches[1 << 15];
-    int nbatches;
-} FragPool;
-
-static __thread HeapFrag *frag_free[NPOOLS];     /* this thread's lists */
-static __thread int frag_nfree[NPOOLS];
-static FragPool pools[NPOOLS] = {
-    { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER },
-    { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER },
-    { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER } };
-
-static int class_of_words(size_t words)
-{
-    for (int c = 0; c < NCLASSES; c++)
-        if (words <= class_words[c]) return c;
-    return -1;
-}
-
-static int refill(int c)
-{
-    FragPool *pool = &pools[c];
-    pthread_mutex_lock(&pool->lock);
-    if (pool->nbatches > 0) {
-        frag_free[c] = pool->batches[--pool->nbatches];
-        pthread_mutex_unlock(&pool->lock);
-        frag_nfree[c] = FRAG_BATCH;
-        return 1;
-    }
-    pthread_mutex_unlock(&pool->lock);
-    /* A fresh chunk, cut into batches; the batches beyond the first go to
-     * the pool. */
-    size_t len, bytes = pool_block_bytes(c);
-    char *chunk = chunk_map(&len);
-    if (!chunk)
-        return 0;
-    *(size_t *)chunk = bytes;
-    size_t nbatches = (len - CHUNK_HEADER) / bytes / FRAG_BATCH;
-    for (size_t b = nbatches; b-- > 0;) {
-        HeapFrag *head = NULL;
-        char *base = chunk + CHUNK_HEADER + b * bytes * FRAG_BATCH;
-        for (int i = FRAG_BATCH - 1; i >= 0; i--) {
-            HeapFrag *f = (HeapFrag *)(base + (size_t)i * bytes);
-            f->next = head;
-            head = f;
-        }
-        if (b == 0) {
-            frag_free[c] = head;
-            frag_nfree[c] = FRAG_BATCH;
-            continue;
-        }
-        pthread_mutex_lock(&pool->lock);
-        if (pool->nbatches < (int)(sizeof pool->batches / sizeof pool->batches[0]))
-            pool->batches[pool->nbatches++] = head;
-        pthread_mutex_unlock(&pool->lock);
-    }
-    return 1;
-}
-
-static void free_small(int c, HeapFrag *f)
-{
-    f->next = frag_free[c];
-    frag_free[c] = f;
-    if (++frag_nfree[c] < 2 * FRAG_BATCH)
-        return;
-    /* give one batch back to the pool */
-    HeapFrag *batch = frag_free[c], *last = batch;
-    for (int i = 1; i < FRAG_BATCH; i++)
-        last = last->next;
-    frag_free[c] = last->next;
-    last->next = NULL;
-    frag_nfree[c] -= FRAG_BATCH;
-    FragPool *pool = &pools[c];
-    pthread_mutex_lock(&pool->lock);
-    if (pool->nbatches < (int)(sizeof pool->batches / sizeof pool->batches[0])) {
-        pool->batches[pool->nbatches++] = batch;
-        batch = NULL;
-    }
-    pthread_mutex_unlock(&pool->lock);
-    if (batch) {                    /* the pool is full: keep them here */
-        last->next = frag_free[c];
-        frag_free[c] = batch;
-        frag_nfree[c] += FRAG_BATCH;
-    }
-}
-
-/* A block of pool c from this thread's list, refilled when empty. */
-static HeapFrag *pool_take(int c)
-{
-    if (!frag_free[c] && !refill(c))
-        return NULL;
-    HeapFrag *b = frag_free[c];
-    frag_free[c] = b->next;
-    frag_nfree[c]--;
-    return b;
-}
-
+/* Every fragment, a message's or a BIF's, comes from the block pool
+ * (pool.c): a message is made on one thread and freed on another, millions
+ * of times a second, and malloc, its arena locks and its fresh pages cost
+ * more than the rest of a send. */
 void *heap_bare_new(void)
 {
-    return pool_take(BARE);
+    return pool_frag_new(0);
 }
 
 void heap_bare_free(void *b)
 {
-    free_small(BARE, b);
+    pool_frag_free(b);
 }
 
 HeapFrag *heap_frag_new(size_t words)
 {
-    if (words >= FRAG_MAX_WORDS)
+    HeapFrag *f = pool_frag_new(words);
+    if (!f)
         return NULL;
-    HeapFrag *f;
-    int c = class_of_words(words);
-    if (c >= 0) {
-        if (!(f = pool_take(c)))
-            return NULL;
-        words = class_words[c];
-    } else {
-        f = malloc(sizeof(HeapFrag) + words * sizeof(Term));
-        if (!f)
-            return NULL;
-    }
     f->next = NULL;
-    f->size = words;
     f->used = 0;
+    f->bins = 1;                   /* a message's copier says when there are none */
     return f;
 }
 
-/* A block's size tells its class: a malloc'ed fragment is never of a class
- * size, because heap_frag_new gives those sizes only to pooled blocks. */
 void heap_frag_free(HeapFrag *f)
 {
     while (f) {
         HeapFrag *next = f->next;
         f->size &= ~FRAG_IN_GC;
-        int c = class_of_words(f->size);
-        if (c >= 0 && f->size == class_words[c])
-            free_small(c, f);
-        else
-            free(f);
+        pool_frag_free(f);
         f = next;
     }
 }
@@ -303,9 +111,11 @@ void heap_attach_frag(Process *p, HeapFrag *f)
      * fragment; a chain is appended in front as it is. */
     HeapFrag *last = f;
     size_t words = last->size;
-    /* binaries: the fragment's ProcBins (copy_term output) join p's list */
+    /* binaries: the fragment's ProcBins (copy_term output) join p's list;
+     * a message whose copier saw none is not walked (mailbox.h) */
     for (HeapFrag *q = f; q; q = q->next)
-        binary_adopt(p, q->mem, q->mem + q->used);
+        if (q->bins)
+            binary_adopt(p, q->mem, q->mem + q->used);
     while (last->next) {
         last = last->next;
         words += last->size;
@@ -355,14 +165,8 @@ Term *heap_alloc(Process *p, size_t words)
 enum { CACHE_PROCESS, CACHE_HEAP, NCACHES };
 #define BLOCK_BATCH 64
 
-typedef struct {
-    pthread_mutex_t lock;
-    void *batches[1 << 12];
-    int nbatches;
-} BlockPool;
-
-static BlockPool block_pools[NCACHES] = {
-    { .lock = PTHREAD_MUTEX_INITIALIZER }, { .lock = PTHREAD_MUTEX_INITIALIZER } };
+/* The shared pools are the lock-free batch stacks of pool.h. */
+static PoolStack block_pools[NCACHES];
 static __thread void *block_free[NCACHES];      /* linked through their first word */
 static __thread int block_nfree[NCACHES];
 
@@ -374,14 +178,9 @@ static size_t cache_bytes(int c)
 static void *cache_alloc(int c)
 {
     if (!block_free[c]) {
-        BlockPool *pool = &block_pools[c];
-        pthread_mutex_lock(&pool->lock);
-        if (pool->nbatches > 0) {
-            block_free[c] = pool->batches[--pool->nbatches];
+        if ((block_free[c] = pool_stack_pop(&block_pools[c])))
             block_nfree[c] = BLOCK_BATCH;
-        }
-        pthread_mutex_unlock(&pool->lock);
-        if (!block_free[c])             /* a record starts with refc 0 */
+        else                            /* a record starts with refc 0 */
             return c == CACHE_PROCESS ? calloc(1, cache_bytes(c)) : malloc(cache_bytes(c));
     }
     void *b = block_free[c];
@@ -402,13 +201,8 @@ static void cache_free(int c, void *b)
     block_free[c] = *(void **)last;
     *(void **)last = NULL;
     block_nfree[c] -= BLOCK_BATCH;
-    BlockPool *pool = &block_pools[c];
-    pthread_mutex_lock(&pool->lock);
-    if (pool->nbatches < (int)(sizeof pool->batches / sizeof pool->batches[0])) {
-        pool->batches[pool->nbatches++] = batch;
+    if (pool_stack_push(&block_pools[c], batch))
         batch = NULL;
-    }
-    pthread_mutex_unlock(&pool->lock);
     if (batch && c == CACHE_PROCESS) {  /* the pool is full: keep them here */
         *(void **)last = block_free[c];
         block_free[c] = batch;

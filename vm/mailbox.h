@@ -48,10 +48,15 @@ typedef enum {
  * string "x" is 48 bytes (the record, a cons); a message whose term is an
  * immediate is the record alone, a bare 32-byte block with size 0. A
  * signal's sender and number (sig_from, sig_ref in proc.c) sit just past
- * its term's words, so messages do not pay for them. */
+ * its term's words, so messages do not pay for them. `bins` says whether
+ * the words may hold ProcBins (binary.h), which must join the receiver's
+ * list when it takes the message: the copier, which visits every word
+ * anyway, counts them, so a message without binaries is never walked. */
 typedef struct Message {
     Term term;                   /* the message: an immediate or in mem */
-    uint32_t kind;               /* MessageKind */
+    uint16_t kind;               /* MessageKind */
+    uint16_t bins;               /* 0: mem holds no ProcBin (the copier saw
+                                    none), so receiving it walks nothing */
     uint32_t link;               /* SIG_EXIT, SIG_INFO: see MessageKind */
     struct Message *next;        /* the queue; received: the fragment list */
     uint32_t size;               /* words in mem; 0: a bare record */

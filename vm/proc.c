@@ -78,6 +78,7 @@ static Message *message_alloc(size_t words) {
     m->next = NULL;
     m->used = words;
     m->kind = MSG_PLAIN;
+    m->bins = 1;                       /* may hold ProcBins, unless a copy says not */
     m->link = 0;
     return m;
 }
@@ -94,16 +95,17 @@ static Message *signal_alloc(size_t words, int kind, Term from, uint64_t ref) {
 }
 
 Message *proc_signal_copy(Term t, int kind, Term from, uint64_t ref) {
-    size_t n = copy_size(t);
+    size_t n = copy_size(t), bins;
     Message *m = signal_alloc(n, kind, from, ref);
-    m->term = copy_term(t, m->mem);
+    m->term = copy_term_bins(t, m->mem, &bins);
+    m->bins = bins != 0;
     return m;
 }
 
 void proc_message_free(Message *m) {
     if (!m->size) { heap_bare_free(m); return; }
     /* binaries: an unreceived message drops its references to shared bytes */
-    binary_release_region(m->mem, m->mem + m->used);
+    if (m->bins) binary_release_region(m->mem, m->mem + m->used);
     m->next = NULL;                    /* the queue's link, not a fragment list */
     heap_frag_free(m);
 }
@@ -116,9 +118,10 @@ static void message_attach(Process *p, Message *m) {
 }
 
 Message *proc_message_copy(Term t) {
-    size_t n = copy_size(t);
+    size_t n = copy_size(t), bins = 0;
     Message *m = message_alloc(n);
-    m->term = n ? copy_term(t, m->mem) : t;
+    m->term = n ? copy_term_bins(t, m->mem, &bins) : t;
+    m->bins = bins != 0;
     return m;
 }
 

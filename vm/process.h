@@ -18,7 +18,7 @@
  *
  * Heap fragments: code that cannot collect where it stands (BIFs, and later
  * message senders) allocates with heap_alloc(), which takes words from the
- * heap if there is room and otherwise from a malloc'ed fragment hung on
+ * heap if there is room and otherwise from a fragment (pool.h) hung on
  * `mbuf`. A fragment's live data is copied into the heap by the next
  * collection, which then frees the fragment.
  */
