@@ -201,10 +201,9 @@ Term bif_process_flag_2(Process *p, Term *args) {
         return old;
     }
     if (args[0] == ATOM_TERM(priority)) {
-        static const Term names[PRIO_MAX] = { ATOM_TERM(low), ATOM_TERM(normal), ATOM_TERM(high) };
+        static const Term names[PRIO_LEVELS] = { ATOM_TERM(low), ATOM_TERM(normal), ATOM_TERM(high), ATOM_TERM(max) };
         int prio = -1;
-        for (int i = 0; i < PRIO_MAX; i++) if (names[i] == args[1]) prio = i;
-        if (args[1] == ATOM_TERM(max)) prio = PRIO_HIGH;
+        for (int i = 0; i < PRIO_LEVELS; i++) if (names[i] == args[1]) prio = i;
         if (prio < 0) BIF_ERROR(p, AM_badarg);
         Term old = names[p->prio];
         p->prio = prio;
