@@ -1,4 +1,6 @@
 /* sched.c — scheduler threads, run queues, work stealing, sleeping and waking.
+ * The rules that decide what runs where are in sched_policy.c; this file
+ * keeps the mechanism (rings, atomics, locks, threads) and asks them.
  *
  * Every design choice here follows one ratio: a message hop that stays on
  * its core costs a fraction of a microsecond, one that must wake another
@@ -7,10 +9,10 @@
  *  - Each scheduler has its own run queue of normal-priority processes: a
  *    fixed ring that only its owner adds to and that thieves take from with
  *    one compare-and-swap (Go's runq); what does not fit waits in a backlog
- *    only the owner sees. High and low priority processes go to one locked
- *    global queue (rare).
+ *    only the owner sees. Low, high and max priority processes go to one
+ *    locked global queue (rare), max and high taken before anything else.
  *  - A new process starts on its parent's scheduler and, while the parent
- *    keeps spawning, stays there (fresh_protected): spawning costs the same
+ *    keeps spawning, stays there (policy_steal_count): spawning costs the same
  *    with one scheduler or several.
  *  - A process woken by a message goes into the `runnext` slot of the
  *    scheduler that sent it and runs next there, inheriting what is left of
@@ -19,9 +21,10 @@
  *  - An idle scheduler steals; at most one scheduler spins looking for
  *    work, looking less and less often (each look costs the owners
  *    cache-line transfers); the others sleep on their own condition
- *    variable. A busy scheduler wakes a sleeper only when it has surplus
- *    work (a process queued behind the one it runs) and nobody is already
- *    spinning. The send path itself never takes a lock and never wakes a
+ *    variable. A thief whose steals keep it busy only briefly (a tightly
+ *    coupled crowd it can only slow down) backs off and dozes. A busy
+ *    scheduler wakes a sleeper only when it has surplus work (two processes
+ *    queued behind the one it runs) and nobody is already spinning. The send path itself never takes a lock and never wakes a
  *    thread.
  *  - With `-smp disable` there is one scheduler and none of the idle
  *    machinery: it simply sleeps until the next timer.
@@ -153,15 +156,28 @@ UWord sched_run_queue_length(void) {
 
 /* ---- the global queue ---- */
 
+/* The heads are written under global_lock but read without it by
+ * global_has (a hint, checked again under the lock): relaxed atomics. */
 static void global_put(Process *p) {
     int pr = p->prio;
     pthread_mutex_lock(&global_lock);
     p->next_run = NULL;
     if (global_tail[pr]) global_tail[pr]->next_run = p;
-    else global_head[pr] = p;
+    else __atomic_store_n(&global_head[pr], p, __ATOMIC_RELAXED);
     global_tail[pr] = p;
     atomic_fetch_add(&global_count, 1);
     pthread_mutex_unlock(&global_lock);
+}
+
+/* Takes the first process of priority prio; global_lock held. */
+static Process *global_take_locked(int prio) {
+    Process *p = global_head[prio];
+    if (p) {
+        __atomic_store_n(&global_head[prio], p->next_run, __ATOMIC_RELAXED);
+        if (!p->next_run) global_tail[prio] = NULL;
+        atomic_fetch_sub(&global_count, 1);
+    }
+    return p;
 }
 
 /* Takes the first process of priority >= min_prio, highest first. */
@@ -169,13 +185,7 @@ static Process *global_get(int min_prio) {
     if (atomic_load_explicit(&global_count, memory_order_relaxed) == 0) return NULL;
     Process *p = NULL;
     pthread_mutex_lock(&global_lock);
-    for (int pr = PRIO_LEVELS - 1; pr >= min_prio && !p; pr--) {
-        p = global_head[pr];
-        if (!p) continue;
-        global_head[pr] = p->next_run;
-        if (!global_head[pr]) global_tail[pr] = NULL;
-        atomic_fetch_sub(&global_count, 1);
-    }
+    for (int pr = PRIO_LEVELS - 1; pr >= min_prio && !p; pr--) p = global_take_locked(pr);
     pthread_mutex_unlock(&global_lock);
     return p;
 }
@@ -184,12 +194,7 @@ static Process *global_get(int min_prio) {
 static Process *global_take(int prio) {
     if (atomic_load_explicit(&global_count, memory_order_relaxed) == 0) return NULL;
     pthread_mutex_lock(&global_lock);
-    Process *p = global_head[prio];
-    if (p) {
-        global_head[prio] = p->next_run;
-        if (!global_head[prio]) global_tail[prio] = NULL;
-        atomic_fetch_sub(&global_count, 1);
-    }
+    Process *p = global_take_locked(prio);
     pthread_mutex_unlock(&global_lock);
     return p;
 }
@@ -203,7 +208,7 @@ static int global_has(int prio) {
 
 /* A ring entry is a Process pointer with FRESH set when it was queued by
  * spawn and has not run yet (or came from the backlog), so that a thief can
- * tell without touching the process (see fresh_protected). */
+ * tell without touching the process (see policy_steal_count). */
 #define FRESH ((uintptr_t)1)
 static Process *entry_process(uintptr_t e) { return (Process *)(e & ~FRESH); }
 
@@ -408,7 +413,7 @@ void sched_spawned(Process *parent, Process *child) {
         atomic_store_explicit(&s->last_spawn_us, timer_now_us(), memory_order_relaxed);
     }
     /* no wake-up: a thief would leave the child alone anyway (see
-     * fresh_protected); if the spawning stops and work piles up, find_local's
+     * policy_steal_count); if the spawning stops and work piles up, find_local's
      * streak wakes someone */
     make_runnable_quietly(s, child, FRESH, WHY_SPAWNED);
 }
