@@ -166,7 +166,7 @@ static Term info_suspending(Process *p, Process *q) { (void)p; (void)q; return N
 
 static Term info_priority(Process *p, Process *q) {
     (void)p;
-    static const Term names[PRIO_MAX] = { ATOM_TERM(low), ATOM_TERM(normal), ATOM_TERM(high) };
+    static const Term names[PRIO_LEVELS] = { ATOM_TERM(low), ATOM_TERM(normal), ATOM_TERM(high), ATOM_TERM(max) };
     return names[q->prio];
 }
 

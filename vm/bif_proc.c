@@ -22,28 +22,103 @@ static int is_proper_list(Term l) {
 
 /* ---- spawn ---- */
 
-static Term spawn_fun(Process *p, Term fun, int link, int monitor) {
+static Term spawn_fun(Process *p, Term fun, const SpawnOpts *o) {
     if (!is_fun(fun)) BIF_ERROR(p, AM_badarg);
     uint64_t ref = 0;
-    Term pid = proc_spawn(p, NIL, fun, NIL, link, monitor, &ref);
+    Term pid = proc_spawn(p, NIL, fun, NIL, o, &ref);
     if (pid == THE_NON_VALUE) BIF_ERROR(p, ATOM_TERM(system_limit));
-    return monitor ? tuple2(p, pid, new_ref(p, ref)) : pid;
+    return o->monitor ? tuple2(p, pid, new_ref(p, ref)) : pid;
 }
 
-static Term spawn_mfa(Process *p, Term *args, int link, int monitor) {
-    if (!is_atom(args[0]) || !is_atom(args[1]) || !is_proper_list(args[2])) BIF_ERROR(p, AM_badarg);
+static Term spawn_mfa(Process *p, Term m, Term f, Term a, const SpawnOpts *o) {
+    if (!is_atom(m) || !is_atom(f) || !is_proper_list(a)) BIF_ERROR(p, AM_badarg);
     uint64_t ref = 0;
-    Term pid = proc_spawn(p, args[0], args[1], args[2], link, monitor, &ref);
+    Term pid = proc_spawn(p, m, f, a, o, &ref);
     if (pid == THE_NON_VALUE) BIF_ERROR(p, ATOM_TERM(system_limit));
-    return monitor ? tuple2(p, pid, new_ref(p, ref)) : pid;
+    return o->monitor ? tuple2(p, pid, new_ref(p, ref)) : pid;
 }
 
-Term bif_spawn_1(Process *p, Term *args) { return spawn_fun(p, args[0], 0, 0); }
-Term bif_spawn_3(Process *p, Term *args) { return spawn_mfa(p, args, 0, 0); }
-Term bif_spawn_link_1(Process *p, Term *args) { return spawn_fun(p, args[0], 1, 0); }
-Term bif_spawn_link_3(Process *p, Term *args) { return spawn_mfa(p, args, 1, 0); }
-Term bif_spawn_monitor_1(Process *p, Term *args) { return spawn_fun(p, args[0], 0, 1); }
-Term bif_spawn_monitor_3(Process *p, Term *args) { return spawn_mfa(p, args, 0, 1); }
+static const SpawnOpts opts_plain = { .prio = PRIO_NORMAL };
+static const SpawnOpts opts_link = { .link = 1, .prio = PRIO_NORMAL };
+static const SpawnOpts opts_monitor = { .monitor = 1, .prio = PRIO_NORMAL };
+
+Term bif_spawn_1(Process *p, Term *args) { return spawn_fun(p, args[0], &opts_plain); }
+Term bif_spawn_3(Process *p, Term *args) { return spawn_mfa(p, args[0], args[1], args[2], &opts_plain); }
+Term bif_spawn_link_1(Process *p, Term *args) { return spawn_fun(p, args[0], &opts_link); }
+Term bif_spawn_link_3(Process *p, Term *args) { return spawn_mfa(p, args[0], args[1], args[2], &opts_link); }
+Term bif_spawn_monitor_1(Process *p, Term *args) { return spawn_fun(p, args[0], &opts_monitor); }
+Term bif_spawn_monitor_3(Process *p, Term *args) { return spawn_mfa(p, args[0], args[1], args[2], &opts_monitor); }
+
+/* A priority atom's level, or -1. */
+static int priority_level(Term t) {
+    static const Term names[PRIO_LEVELS] = { ATOM_TERM(low), ATOM_TERM(normal), ATOM_TERM(high), ATOM_TERM(max) };
+    for (int i = 0; i < PRIO_LEVELS; i++) if (names[i] == t) return i;
+    return -1;
+}
+
+static int is_nonneg_int(Term t) { return is_small(t) ? small_val(t) >= 0 : is_integer(t); }
+
+/* spawn_opt's option list, as erl takes it: link, monitor ({monitor, []}
+ * too), {priority, P}, {min_heap_size, N}, {message_queue_data, off_heap |
+ * on_heap}, and the heap tuning options fullsweep_after, min_bin_vheap_size
+ * and max_heap_size (accepted, as the collector sizes heaps itself). Later
+ * options win. 0 if the list is not such a proper list (badarg). */
+static int spawn_opts_parse(Term l, SpawnOpts *o) {
+    *o = opts_plain;
+    for (; is_list(l); l = list_tail(l)) {
+        Term opt = list_head(l);
+        if (opt == ATOM_TERM(link)) { o->link = 1; continue; }
+        if (opt == ATOM_TERM(monitor)) { o->monitor = 1; continue; }
+        if (!is_tuple(opt) || tuple_arity(opt) != 2) return 0;
+        Term k = tuple_elems(opt)[0], v = tuple_elems(opt)[1];
+        if (k == ATOM_TERM(monitor)) {
+            if (!is_nil(v)) return 0;          /* monitor options: none taken */
+            o->monitor = 1;
+        } else if (k == ATOM_TERM(priority)) {
+            if ((o->prio = priority_level(v)) < 0) return 0;
+        } else if (k == ATOM_TERM(min_heap_size)) {
+            if (!is_nonneg_int(v)) return 0;
+            o->min_heap = is_small(v) && small_val(v) < (1 << 27) ? (size_t)small_val(v) : (size_t)1 << 27;
+        } else if (k == ATOM_TERM(message_queue_data)) {
+            if (v != ATOM_TERM(off_heap) && v != ATOM_TERM(on_heap)) return 0;
+            /* messages always wait outside the heap here (they are not
+             * roots; see "Processes and messages"): both mean that */
+        } else if (k == ATOM_TERM(fullsweep_after) || k == ATOM_TERM(min_bin_vheap_size) ||
+                   k == ATOM_TERM(max_heap_size)) {
+            if (!is_nonneg_int(v)) return 0;
+        } else {
+            return 0;
+        }
+    }
+    return is_nil(l);
+}
+
+/* spawn_opt/3,5 take a node: only this one. */
+static int is_this_node(Term n) { return n == ATOM_TERM(nonode); }
+
+Term bif_spawn_opt_2(Process *p, Term *args) {
+    SpawnOpts o;
+    if (!is_fun(args[0]) || !spawn_opts_parse(args[1], &o)) BIF_ERROR(p, AM_badarg);
+    return spawn_fun(p, args[0], &o);
+}
+
+Term bif_spawn_opt_3(Process *p, Term *args) {
+    if (!is_this_node(args[0])) BIF_ERROR(p, AM_badarg);
+    return bif_spawn_opt_2(p, args + 1);
+}
+
+Term bif_spawn_opt_4(Process *p, Term *args) {
+    SpawnOpts o;
+    if (!is_atom(args[0]) || !is_atom(args[1]) || !is_proper_list(args[2]) ||
+        !spawn_opts_parse(args[3], &o))
+        BIF_ERROR(p, AM_badarg);
+    return spawn_mfa(p, args[0], args[1], args[2], &o);
+}
+
+Term bif_spawn_opt_5(Process *p, Term *args) {
+    if (!is_this_node(args[0])) BIF_ERROR(p, AM_badarg);
+    return bif_spawn_opt_4(p, args + 1);
+}
 
 Term bif_self_0(Process *p, Term *args) { (void)args; return p->pid; }
 
@@ -201,12 +276,12 @@ Term bif_process_flag_2(Process *p, Term *args) {
         return old;
     }
     if (args[0] == ATOM_TERM(priority)) {
-        static const Term names[PRIO_MAX] = { ATOM_TERM(low), ATOM_TERM(normal), ATOM_TERM(high) };
-        int prio = -1;
-        for (int i = 0; i < PRIO_MAX; i++) if (names[i] == args[1]) prio = i;
-        if (args[1] == ATOM_TERM(max)) prio = PRIO_HIGH;
+        static const Term names[PRIO_LEVELS] = { ATOM_TERM(low), ATOM_TERM(normal), ATOM_TERM(high), ATOM_TERM(max) };
+        int prio = priority_level(args[1]);
         if (prio < 0) BIF_ERROR(p, AM_badarg);
         Term old = names[p->prio];
+        /* takes effect when this slice ends: the scheduler queues it by
+         * its priority from then on */
         p->prio = prio;
         return old;
     }

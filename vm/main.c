@@ -102,7 +102,7 @@ static Term make_args(Process *p, int argc, char **argv, int atoms) {
  * until it ends; returns the exit status. */
 static int run_first(Term module, Term fun, Term args) {
     uint64_t ref;
-    Term pid = proc_spawn(NULL, module, fun, args, 0, 0, &ref);
+    Term pid = proc_spawn(NULL, module, fun, args, NULL, &ref);
     int status = sched_run(pid);
     io_flush();
     return status == 0 ? 0 : 1;

@@ -456,16 +456,19 @@ void proc_remove_message(Process *p) {
 
 /* ---- spawn ---- */
 
-Term proc_spawn(Process *parent, Term module, Term fun, Term args, int link, int monitor,
-                    uint64_t *mon_ref) {
-    Process *c = process_new_memory(MIN_HEAP_SIZE);
+Term proc_spawn(Process *parent, Term module, Term fun, Term args, const SpawnOpts *o,
+                uint64_t *mon_ref) {
+    static const SpawnOpts plain = { .prio = PRIO_NORMAL };
+    if (!o) o = &plain;
+    int link = o->link, monitor = o->monitor;
+    Process *c = process_new_memory(o->min_heap > MIN_HEAP_SIZE ? o->min_heap : MIN_HEAP_SIZE);
     if (!c) return THE_NON_VALUE;
     mailbox_init(&c->mbox);
     /* the table's reference (a lookup that read a slot when this record was
      * another process's may already be counting: see slot_acquire) */
     atomic_store_explicit(&c->refc, 1, memory_order_release);
     c->reg_name = NIL;
-    c->prio = parent ? parent->prio : PRIO_NORMAL;
+    c->prio = o->prio;             /* not inherited: Erlang's rule */
     c->group_leader = parent ? parent->group_leader : NIL;
     c->exit_reason = THE_NON_VALUE;
     if (!proc_table_insert(c)) {

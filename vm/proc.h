@@ -16,11 +16,19 @@
 
 void proc_init(void);
 
+/* How to spawn (spawn_opt's options; zeros mean plain spawn at normal
+ * priority, which spawn_opt calls PRIO_NORMAL). */
+typedef struct {
+    int link, monitor;
+    int prio;                  /* PRIO_* */
+    size_t min_heap;           /* words (0: the default) */
+} SpawnOpts;
+
 /* Spawns M:F(Args) (Args a proper list) or, when fun is a fun, Fun() with
- * module == NIL. link/monitor as spawn_link/spawn_monitor; *mon_ref gets the
- * monitor's number. Returns the new process (already runnable) or NULL when
- * the process table is full. */
-Term proc_spawn(Process *parent, Term module, Term fun, Term args, int link, int monitor,
+ * module == NIL, as o says (NULL: plain spawn); *mon_ref gets the monitor's
+ * number. Returns the new process (already runnable) or NULL when the
+ * process table is full. */
+Term proc_spawn(Process *parent, Term module, Term fun, Term args, const SpawnOpts *o,
                 uint64_t *mon_ref);
 
 /* The live process with this pid, with a reference the caller must drop

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include "term.h"
 #include "mailbox.h"
+#include "sched_policy.h"
 
 #define MAX_REG 256            /* x registers: Erlang's limit on arity is 255 */
 #define XSAVE_INLINE 8         /* x registers a descheduled process keeps in
@@ -131,7 +132,7 @@ typedef struct Monitor {
     int out;
 } Monitor;
 
-enum { PRIO_LOW = 0, PRIO_NORMAL = 1, PRIO_HIGH = 2, PRIO_MAX = 3 };
+/* priorities: PRIO_* in sched_policy.h */
 
 /* Heap allocation that never collects: see "Heap fragments" above. */
 Term *heap_alloc(Process *p, size_t words);

@@ -1,4 +1,6 @@
 /* sched.c — scheduler threads, run queues, work stealing, sleeping and waking.
+ * The rules that decide what runs where are in sched_policy.c; this file
+ * keeps the mechanism (rings, atomics, locks, threads) and asks them.
  *
  * Every design choice here follows one ratio: a message hop that stays on
  * its core costs a fraction of a microsecond, one that must wake another
@@ -7,10 +9,10 @@
  *  - Each scheduler has its own run queue of normal-priority processes: a
  *    fixed ring that only its owner adds to and that thieves take from with
  *    one compare-and-swap (Go's runq); what does not fit waits in a backlog
- *    only the owner sees. High and low priority processes go to one locked
- *    global queue (rare).
+ *    only the owner sees. Low, high and max priority processes go to one
+ *    locked global queue (rare), max and high taken before anything else.
  *  - A new process starts on its parent's scheduler and, while the parent
- *    keeps spawning, stays there (fresh_protected): spawning costs the same
+ *    keeps spawning, stays there (policy_steal_count): spawning costs the same
  *    with one scheduler or several.
  *  - A process woken by a message goes into the `runnext` slot of the
  *    scheduler that sent it and runs next there, inheriting what is left of
@@ -19,9 +21,10 @@
  *  - An idle scheduler steals; at most one scheduler spins looking for
  *    work, looking less and less often (each look costs the owners
  *    cache-line transfers); the others sleep on their own condition
- *    variable. A busy scheduler wakes a sleeper only when it has surplus
- *    work (a process queued behind the one it runs) and nobody is already
- *    spinning. The send path itself never takes a lock and never wakes a
+ *    variable. A thief whose steals keep it busy only briefly (a tightly
+ *    coupled crowd it can only slow down) backs off and dozes. A busy
+ *    scheduler wakes a sleeper only when it has surplus work (two processes
+ *    queued behind the one it runs) and nobody is already spinning. The send path itself never takes a lock and never wakes a
  *    thread.
  *  - With `-smp disable` there is one scheduler and none of the idle
  *    machinery: it simply sleeps until the next timer.
@@ -46,18 +49,15 @@
 #include "error_report.h"
 #include "timer.h"
 #include "gc.h"
+#include "sched_policy.h"
 
 #define MAX_SCHEDULERS 64
 #define RUNQ_SIZE 256                /* a power of two */
 #define SPIN_US 1000                 /* an idle scheduler spins this long, then sleeps */
+/* the rules' constants (lone streak, grace periods, surplus, back-off) are
+ * in sched_policy.h */
 #define SPIN_PAUSES_MAX 256          /* pauses between two looks at the others' queues
                                         (~5 us here), reached by doubling from 16 */
-#define SPAWN_GRACE_US 5000          /* children stay with a scheduler that spawned
-                                        this recently (see fresh_protected) */
-#define RUNNEXT_GRACE_US 200          /* lone work may be stolen after this long: longer
-                                        than a spawn or a message hop takes, even
-                                        the first one (page faults), or a
-                                        sanitizer build takes */
 
 /* Thieves read head, tail, ring and runnext; the owner writes runnext on
  * every wake-up. Each group gets its own cache line, so that a spinning
@@ -74,9 +74,12 @@ struct Scheduler {
     _Alignas(64) int id;
     /* as a thief: the runnext it last saw, where, and since when (the owner
      * pays no clock reading per wake-up; the spinning thief does) */
-    Process *seen_runnext;
-    Scheduler *seen_victim;
-    uint64_t seen_since;
+    LoneWatch watch;
+    /* as a thief: when its last steal was (0: it has run out of work since),
+     * and how long to wait before the next (see policy_steal_outcome) */
+    uint64_t steal_at;
+    StealBackoff backoff;
+    int low_skips;                   /* normal picks while low work waited */
     SWord chain_reds;                /* reductions used by the runnext chain */
     int spawned;                     /* the running process spawned this slice */
     /* children spawned while the ring is full wait here, owner only (a
@@ -88,6 +91,8 @@ struct Scheduler {
     pthread_cond_t wake;
     Term xregs[MAX_REG];             /* the x registers of the running process */
     int sleeping;                    /* guarded by idle_lock */
+    int dozing;                      /* sleeping out a steal back-off: woken only
+                                        for global work (idle_lock) */
     int woken;                       /* guarded by idle_lock */
     UWord context_switches;
     _Atomic UWord reductions;
@@ -102,13 +107,14 @@ static int smp_enabled = 1;
 /* the global queue: priorities other than normal, and what a scheduler
  * hands over (a backlog whose spawner stopped, a scheduler going offline) */
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
-static Process *global_head[PRIO_MAX], *global_tail[PRIO_MAX];
+static Process *global_head[PRIO_LEVELS], *global_tail[PRIO_LEVELS];
 static _Atomic int global_count;
 
 /* idle bookkeeping: only on the idle path, never when sending */
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int nsleeping;
 static _Atomic int nspinning;
+static _Atomic int ndozing;          /* sleepers a local surplus does not wake */
 /* threads outside the schedulers that may still send (the shell's reader):
  * while there are any, every process waiting is no deadlock */
 static _Atomic int nexternal;
@@ -150,15 +156,28 @@ UWord sched_run_queue_length(void) {
 
 /* ---- the global queue ---- */
 
+/* The heads are written under global_lock but read without it by
+ * global_has (a hint, checked again under the lock): relaxed atomics. */
 static void global_put(Process *p) {
     int pr = p->prio;
     pthread_mutex_lock(&global_lock);
     p->next_run = NULL;
     if (global_tail[pr]) global_tail[pr]->next_run = p;
-    else global_head[pr] = p;
+    else __atomic_store_n(&global_head[pr], p, __ATOMIC_RELAXED);
     global_tail[pr] = p;
     atomic_fetch_add(&global_count, 1);
     pthread_mutex_unlock(&global_lock);
+}
+
+/* Takes the first process of priority prio; global_lock held. */
+static Process *global_take_locked(int prio) {
+    Process *p = global_head[prio];
+    if (p) {
+        __atomic_store_n(&global_head[prio], p->next_run, __ATOMIC_RELAXED);
+        if (!p->next_run) global_tail[prio] = NULL;
+        atomic_fetch_sub(&global_count, 1);
+    }
+    return p;
 }
 
 /* Takes the first process of priority >= min_prio, highest first. */
@@ -166,13 +185,16 @@ static Process *global_get(int min_prio) {
     if (atomic_load_explicit(&global_count, memory_order_relaxed) == 0) return NULL;
     Process *p = NULL;
     pthread_mutex_lock(&global_lock);
-    for (int pr = PRIO_MAX - 1; pr >= min_prio && !p; pr--) {
-        p = global_head[pr];
-        if (!p) continue;
-        global_head[pr] = p->next_run;
-        if (!global_head[pr]) global_tail[pr] = NULL;
-        atomic_fetch_sub(&global_count, 1);
-    }
+    for (int pr = PRIO_LEVELS - 1; pr >= min_prio && !p; pr--) p = global_take_locked(pr);
+    pthread_mutex_unlock(&global_lock);
+    return p;
+}
+
+/* Takes the first process of exactly this priority. */
+static Process *global_take(int prio) {
+    if (atomic_load_explicit(&global_count, memory_order_relaxed) == 0) return NULL;
+    pthread_mutex_lock(&global_lock);
+    Process *p = global_take_locked(prio);
     pthread_mutex_unlock(&global_lock);
     return p;
 }
@@ -186,7 +208,7 @@ static int global_has(int prio) {
 
 /* A ring entry is a Process pointer with FRESH set when it was queued by
  * spawn and has not run yet (or came from the backlog), so that a thief can
- * tell without touching the process (see fresh_protected). */
+ * tell without touching the process (see policy_steal_count). */
 #define FRESH ((uintptr_t)1)
 static Process *entry_process(uintptr_t e) { return (Process *)(e & ~FRESH); }
 
@@ -245,56 +267,21 @@ static void backlog_refill(Scheduler *s) {
         ring_put(s, backlog_get(s), FRESH);
 }
 
-/* Lone work — a single queued process, or a runnext — is about to run where
- * it is; moving it costs a cross-core migration and usually breaks up a
- * conversation (a process just spawned or woken tends to talk to the one
- * that made it runnable). A thief takes a runnext only after seeing the same
- * process there for RUNNEXT_GRACE_US, timed by the thief, not the owner.
- * A single queued process is taken once its owner has picked from its ring
- * LONE_STREAK times in a row and left work behind each time, whichever
- * process it was: two busy chains on one scheduler (two rings, say) take
- * turns in the queue, a different process each slice, and never leave it
- * empty, while one ring leaves there at most its LED (displaced from
- * runnext), its head (preempted) and the token's holder, all gone within
- * three picks. The owner counts (lone_streak), so the thief needs no clock
- * and no memory of what it saw. */
-#define LONE_STREAK 3
-static int lone_queued_ready(Scheduler *victim) {
-    return atomic_load_explicit(&victim->lone_streak, memory_order_relaxed) >= LONE_STREAK;
-}
-
-static int lone_ready(Scheduler *thief, Scheduler *victim, Process *p) {
-    uint64_t now = timer_now_us();
-    if (thief->seen_runnext != p || thief->seen_victim != victim) {
-        thief->seen_runnext = p;
-        thief->seen_victim = victim;
-        thief->seen_since = now;
-        return 0;
+/* What a thief sees of a victim (policy_steal_count decides from it). */
+static VictimView victim_view(Scheduler *v, uint32_t h, uint32_t n, uint64_t now) {
+    VictimView vv = { .len = n, .lone_streak = atomic_load_explicit(&v->lone_streak, memory_order_relaxed),
+                      .since_spawn_us = UINT64_MAX };
+    vv.head_fresh = (atomic_load_explicit(&v->ring[h % RUNQ_SIZE], memory_order_relaxed) & FRESH) != 0;
+    if (vv.head_fresh) {
+        uint64_t last = atomic_load_explicit(&v->last_spawn_us, memory_order_relaxed);
+        vv.since_spawn_us = now - last;
     }
-    return now - thief->seen_since > RUNNEXT_GRACE_US;
+    return vv;
 }
 
-/* Children stay where they were spawned while their parent keeps
- * spawning: a thief leaves the ring alone if the entry at its head is FRESH
- * (spawned, not run yet) and the owner is in a slice that spawned, or ended
- * one less than SPAWN_GRACE_US ago with the spawner only preempted (it will
- * spawn more). A parent spawning short-lived children then runs them itself, on
- * the core where their memory was just written, and spawning costs the same
- * with one scheduler or several (when the thief took them, each child's
- * Process and heap, and then its freed blocks, crossed between the cores:
- * 0.9 us per spawn against 0.2). A spawner that waits or ends -- big:bang's
- * and hackbench's callers wait for their children -- has made its work, and
- * the children are stolen like any other. */
-static int fresh_protected(Scheduler *victim, uint32_t h) {
-    if (!(atomic_load_explicit(&victim->ring[h % RUNQ_SIZE], memory_order_relaxed) & FRESH))
-        return 0;
-    uint64_t last = atomic_load_explicit(&victim->last_spawn_us, memory_order_relaxed);
-    return timer_now_us() - last < SPAWN_GRACE_US;
-}
-
-/* Takes half of victim's ring into thief's ring (a single process only when
- * lone_queued_ready); returns one to run now. With take_lone, a runnext that
- * has waited past the grace period too. */
+/* Takes what policy_steal_count allows of victim's ring into thief's ring;
+ * returns one to run now. With take_lone, a runnext that has waited past its
+ * grace period (policy_runnext_ready) too. */
 static Process *runq_steal(Scheduler *thief, Scheduler *victim, int take_lone) {
     for (;;) {
         uint32_t h = atomic_load_explicit(&victim->head, memory_order_acquire);
@@ -304,11 +291,9 @@ static Process *runq_steal(Scheduler *thief, Scheduler *victim, int take_lone) {
             if (n == 0) break;
             continue;                            /* inconsistent snapshot */
         }
-        if (n == 1 && !lone_queued_ready(victim))
-            return NULL;
-        if (fresh_protected(victim, h))
-            return NULL;
-        n -= n / 2;
+        VictimView vv = victim_view(victim, h, n, timer_now_us());
+        n = policy_steal_count(&vv);
+        if (n == 0) return NULL;
         uint32_t tt = atomic_load_explicit(&thief->tail, memory_order_relaxed);
         for (uint32_t i = 0; i < n; i++) {
             uintptr_t e = atomic_load_explicit(&victim->ring[(h + i) % RUNQ_SIZE], memory_order_relaxed);
@@ -320,15 +305,17 @@ static Process *runq_steal(Scheduler *thief, Scheduler *victim, int take_lone) {
         /* the last one is run at once, the others queued here */
         Process *run = entry_process(atomic_load_explicit(&thief->ring[(tt + n - 1) % RUNQ_SIZE], memory_order_relaxed));
         atomic_store_explicit(&thief->tail, tt + n - 1, memory_order_release);
-        thief->seen_runnext = NULL;
+        thief->watch.seen = NULL;
+        thief->steal_at = timer_now_us();
         return run;
     }
     /* only a runnext left */
     if (!take_lone) return NULL;
     Process *p = atomic_load(&victim->runnext);
-    if (!p || !lone_ready(thief, victim, p)) return NULL;
+    if (!p || !policy_runnext_ready(&thief->watch, victim, p, timer_now_us())) return NULL;
     if (atomic_compare_exchange_strong(&victim->runnext, &p, NULL)) {
-        thief->seen_runnext = NULL;
+        thief->watch.seen = NULL;
+        thief->steal_at = timer_now_us();
         return p;
     }
     return NULL;
@@ -336,14 +323,19 @@ static Process *runq_steal(Scheduler *thief, Scheduler *victim, int take_lone) {
 
 /* ---- waking sleepers ---- */
 
-/* Wakes one sleeping online scheduler, if any sleeps and nobody spins. */
-static void wake_idle(void) {
-    if (!smp_enabled || atomic_load(&nspinning) > 0 || atomic_load(&nsleeping) == 0) return;
+/* Wakes one sleeping online scheduler, if any sleeps and nobody spins. A
+ * scheduler dozing out a steal back-off is woken only for global work (with
+ * `global`): local surplus is what it just failed to use. */
+static void wake_idle_for(int global) {
+    if (!smp_enabled || atomic_load(&nspinning) > 0) return;
+    int n = atomic_load(&nsleeping);
+    if (!global) n -= atomic_load(&ndozing);
+    if (n <= 0) return;
     pthread_mutex_lock(&idle_lock);
     int online = atomic_load(&nonline);
     for (int i = 0; i < online; i++) {
         Scheduler *s = &schedulers[i];
-        if (s->sleeping && !s->woken) {
+        if (s->sleeping && !s->woken && (global || !s->dozing)) {
             s->woken = 1;
             pthread_cond_signal(&s->wake);
             break;
@@ -351,6 +343,8 @@ static void wake_idle(void) {
     }
     pthread_mutex_unlock(&idle_lock);
 }
+
+static void wake_idle(void) { wake_idle_for(0); }
 
 static void wake_all(void) {
     pthread_mutex_lock(&idle_lock);
@@ -363,38 +357,35 @@ static void wake_all(void) {
 
 /* ---- making processes runnable ---- */
 
-/* Surplus: more runnable processes queued here than this scheduler will get
- * to soon. One queued behind the running process is not surplus (a ring's
- * LED, displaced from runnext, runs in a moment); two are. */
-#define SURPLUS 2
-
 static int is_online(const Scheduler *s) {
     return s->id < atomic_load_explicit(&nonline, memory_order_relaxed);
 }
 
-/* Does p go into s's own queue? Not if it is of another priority, and not
- * if s was taken offline while it finished a time slice: then what it
- * makes runnable goes where online schedulers look. */
-static int queues_here(Scheduler *s, Process *p) {
-    return s && p->prio == PRIO_NORMAL && is_online(s);
+/* Where p goes (policy_place): s is the deciding scheduler, NULL for a
+ * thread that is none. */
+static Place place_of(Scheduler *s, Process *p, RunnableWhy why) {
+    return policy_place(p->prio, why, s && is_online(s));
 }
 
+static void make_global(Process *p) {
+    global_put(p);
+    wake_idle_for(1);
+}
+
+/* Queues p in s's ring, or the global queue if it belongs there; wakes a
+ * sleeper when that makes surplus (policy_queue_wakes). */
 static void make_runnable(Scheduler *s, Process *p) {
-    if (!queues_here(s, p)) {
-        global_put(p);
-        wake_idle();
-        return;
-    }
+    if (place_of(s, p, WHY_YIELDED) == PLACE_GLOBAL) { make_global(p); return; }
     runq_put(s, p);
-    if (runq_length(s) >= SURPLUS) wake_idle();
+    if (policy_queue_wakes(runq_length(s))) wake_idle();
 }
 
 /* Like make_runnable, but it wakes nobody when p stays here (work that is
  * no reason for a wake-up: a child a thief would leave alone, a process
  * whose slice ran out). FRESH marks a child that has not run yet. */
-static void make_runnable_quietly(Scheduler *s, Process *p, uintptr_t fresh) {
-    if (queues_here(s, p)) runq_put_as(s, p, fresh);
-    else make_runnable(s, p);
+static void make_runnable_quietly(Scheduler *s, Process *p, uintptr_t fresh, RunnableWhy why) {
+    if (place_of(s, p, why) == PLACE_GLOBAL) make_global(p);
+    else runq_put_as(s, p, fresh);
 }
 
 /* What did not fit s's ring goes where every scheduler takes from. */
@@ -405,7 +396,7 @@ static void backlog_hand_over(Scheduler *s) {
 
 void sched_wake(Process *p) {
     Scheduler *s = self_sched;
-    if (!queues_here(s, p)) { make_runnable(s, p); return; }
+    if (place_of(s, p, WHY_WOKEN) != PLACE_RUNNEXT) { make_global(p); return; }
     /* runnext: the woken process runs next here; the one it displaces is
      * surplus work that another scheduler may take */
     Process *old = atomic_exchange(&s->runnext, p);
@@ -422,48 +413,73 @@ void sched_spawned(Process *parent, Process *child) {
         atomic_store_explicit(&s->last_spawn_us, timer_now_us(), memory_order_relaxed);
     }
     /* no wake-up: a thief would leave the child alone anyway (see
-     * fresh_protected); if the spawning stops and work piles up, find_local's
+     * policy_steal_count); if the spawning stops and work piles up, find_local's
      * streak wakes someone */
-    make_runnable_quietly(s, child, FRESH);
+    make_runnable_quietly(s, child, FRESH, WHY_SPAWNED);
 }
 
 /* ---- picking work ---- */
 
+static int global_waits(int prio) {
+    return atomic_load_explicit(&global_count, memory_order_relaxed) > 0 && global_has(prio);
+}
+
+/* Picks what s runs next (policy_pick decides from what s sees). */
 static Process *find_local(Scheduler *s, SWord *budget) {
     *budget = REDUCTIONS_PER_SLICE;
-    if (global_has(PRIO_HIGH)) {
-        Process *p = global_get(PRIO_HIGH);
-        if (p) return p;
-    }
-    Process *p = atomic_load_explicit(&s->runnext, memory_order_relaxed);
-    if (p) {
-        p = atomic_exchange(&s->runnext, NULL);
-        if (p) {
-            if (s->chain_reds < REDUCTIONS_PER_SLICE) {
+    if (s->backlog_head) backlog_refill(s);
+    for (;;) {
+        PickView v = {
+            .global_max = global_waits(PRIO_MAX), .global_high = global_waits(PRIO_HIGH),
+            .global_normal = global_waits(PRIO_NORMAL), .global_low = global_waits(PRIO_LOW),
+            .runnext = atomic_load_explicit(&s->runnext, memory_order_relaxed) != NULL,
+            .chain_left = REDUCTIONS_PER_SLICE - s->chain_reds,
+            .ring = runq_length(s), .low_skips = s->low_skips,
+        };
+        Process *p = NULL;
+        switch (policy_pick(&v)) {
+        case PICK_MAX: case PICK_HIGH:
+            /* another scheduler may have taken it meanwhile: look again */
+            if ((p = global_get(PRIO_HIGH))) return p;
+            continue;
+        case PICK_RUNNEXT:
+            if ((p = atomic_exchange(&s->runnext, NULL))) {
                 *budget = REDUCTIONS_PER_SLICE - s->chain_reds;
                 return p;
             }
-            runq_put(s, p);     /* its chain used a whole slice: queue it */
+            continue;                        /* a thief took it */
+        case PICK_REQUEUE_RUNNEXT:
+            if ((p = atomic_exchange(&s->runnext, NULL))) runq_put(s, p);
+            s->chain_reds = 0;
+            continue;
+        case PICK_RING: {
+            s->chain_reds = 0;
+            if (!(p = runq_get(s))) continue;     /* stolen meanwhile */
+            if (v.global_low) s->low_skips++;
+            /* More is queued behind it: work another core could be doing?
+             * Only when work is left behind pick after pick
+             * (policy_lone_streak); new work queued in numbers wakes a
+             * sleeper at once (make_runnable). */
+            int streak = policy_lone_streak(atomic_load_explicit(&s->lone_streak, memory_order_relaxed),
+                                            runq_length(s));
+            atomic_store_explicit(&s->lone_streak, streak, memory_order_relaxed);
+            if (policy_streak_wakes(streak)) wake_idle();
+            return p;
+        }
+        case PICK_GLOBAL:
+            s->chain_reds = 0;
+            if ((p = global_get(PRIO_NORMAL))) return p;
+            continue;
+        case PICK_LOW:
+            s->chain_reds = 0;
+            s->low_skips = 0;
+            if ((p = global_take(PRIO_LOW))) return p;
+            continue;
+        case PICK_NONE:
+            s->chain_reds = 0;
+            return NULL;
         }
     }
-    s->chain_reds = 0;
-    if (s->backlog_head) backlog_refill(s);
-    if ((p = runq_get(s))) {
-        /* More is queued behind it: work another core could be doing. What
-         * is left behind is often about to run here anyway (a ring's LED,
-         * displaced from runnext, and the ring's head, preempted: they run
-         * in a moment and the ring empties again); only when work is left
-         * behind pick after pick (two rings taking turns, a crowd of
-         * runnable processes) is it worth a wake-up. New work queued in
-         * numbers wakes a sleeper at once (make_runnable). */
-        uint32_t left = runq_length(s);
-        int streak = left == 0 ? 0 : atomic_load_explicit(&s->lone_streak, memory_order_relaxed) + 1;
-        if (streak > LONE_STREAK) streak = LONE_STREAK;
-        atomic_store_explicit(&s->lone_streak, streak, memory_order_relaxed);
-        if (streak >= LONE_STREAK) wake_idle();
-        return p;
-    }
-    return global_get(PRIO_LOW);
 }
 
 static Process *steal(Scheduler *s, int take_lone) {
@@ -484,9 +500,9 @@ static Process *steal(Scheduler *s, int take_lone) {
  * fired on this thread may have put it there). Another scheduler's runnext
  * is not: its owner is awake and runs it next, and counting it kept an idle
  * scheduler spinning for as long as a ring's token circled on another. */
-static int any_work(Scheduler *s) {
+static int any_work(Scheduler *s, int rings) {
     if (atomic_load(&global_count) > 0 || atomic_load(&s->runnext) || s->backlog_head) return 1;
-    for (int i = 0; i < nscheds; i++)
+    for (int i = 0; i < nscheds && rings; i++)
         if (runq_length(&schedulers[i]) > 0) return 1;
     return 0;
 }
@@ -524,8 +540,11 @@ static Process *idle(Scheduler *s, SWord *budget) {
         if ((q = atomic_exchange(&s->runnext, NULL))) global_put(q);
         wake_idle();
     }
+    /* a thief whose steals did not pay waits out its back-off asleep,
+     * neither looking at the others' rings nor woken for their surplus */
+    int may_steal = !offline && policy_may_steal(&s->backoff, timer_now_us());
     int spinning = 0;
-    if (!offline && atomic_load(&nspinning) == 0) { atomic_fetch_add(&nspinning, 1); spinning = 1; }
+    if (may_steal && atomic_load(&nspinning) == 0) { atomic_fetch_add(&nspinning, 1); spinning = 1; }
     /* Each look reads the cache lines the owners write on every put and
      * pick; looking every 0.3 us made a busy owner pay a transfer of its
      * queue's line at nearly every spawn. So the pause between looks
@@ -553,8 +572,18 @@ static Process *idle(Scheduler *s, SWord *budget) {
     if (timer_fire_due() > 0) return NULL;
 
     pthread_mutex_lock(&idle_lock);
-    if ((!offline && any_work(s)) || atomic_load(&finished)) { pthread_mutex_unlock(&idle_lock); return NULL; }
+    if ((!offline && any_work(s, may_steal)) || atomic_load(&finished)) {
+        pthread_mutex_unlock(&idle_lock);
+        return NULL;
+    }
     int64_t wait = timer_next_due();
+    int dozing = 0;
+    if (!offline && !may_steal) {
+        int64_t left = (int64_t)(s->backoff.not_before - timer_now_us());
+        if (left < 1) left = 1;
+        if (wait < 0 || wait > left) wait = left;
+        dozing = 1;
+    }
     int others_awake = nscheds - 1 - atomic_load(&nsleeping);
     if (wait < 0 && others_awake == 0 && s->id < atomic_load(&nonline) &&
         atomic_load(&nexternal) == 0) {
@@ -567,6 +596,8 @@ static Process *idle(Scheduler *s, SWord *budget) {
     }
     s->sleeping = 1;
     s->woken = 0;
+    s->dozing = dozing;
+    if (dozing) atomic_fetch_add(&ndozing, 1);
     atomic_fetch_add(&nsleeping, 1);
     if (wait < 0) {
         while (!s->woken) pthread_cond_wait(&s->wake, &idle_lock);
@@ -580,7 +611,9 @@ static Process *idle(Scheduler *s, SWord *budget) {
             if (pthread_cond_timedwait(&s->wake, &idle_lock, &ts) == ETIMEDOUT) break;
     }
     atomic_fetch_sub(&nsleeping, 1);
+    if (dozing) atomic_fetch_sub(&ndozing, 1);
     s->sleeping = 0;
+    s->dozing = 0;
     pthread_mutex_unlock(&idle_lock);
     return NULL;
 }
@@ -649,7 +682,7 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
     case RUN_YIELD:
         /* back in the queue, but no new work: it was running a moment ago,
          * so it is no reason to wake anyone (find_local's streak is) */
-        make_runnable_quietly(s, p, 0);
+        make_runnable_quietly(s, p, 0, WHY_YIELDED);
         break;
     case RUN_WAIT:
         /* the last touch: after this another scheduler may own p */
@@ -690,6 +723,12 @@ static void scheduler_loop(Scheduler *s) {
         SWord budget;
         Process *p = NULL;
         if (s->id < atomic_load_explicit(&nonline, memory_order_relaxed)) p = find_local(s, &budget);
+        if (!p && s->steal_at) {
+            /* out of work: did the last steal pay for itself? */
+            uint64_t now = timer_now_us();
+            policy_steal_outcome(&s->backoff, now - s->steal_at, now);
+            s->steal_at = 0;
+        }
         if (!p) p = idle(s, &budget);
         if (p) run_one(s, p, budget);
     }

@@ -1,0 +1,170 @@
+/* test_sched_policy.c — the scheduling rules of vm/sched_policy.c, table by
+ * table: given what a scheduler sees (its queues, a victim's ring, its own
+ * history), which process it runs next, what a thief takes, when a sleeper
+ * is woken, when a thief backs off. No threads: every rule is a function. */
+#include <stdio.h>
+#include <stdint.h>
+
+#include "sched_policy.h"
+
+static int failures, checks;
+
+#define CHECK_EQ(got, want, ...) do { checks++; long long g_ = (long long)(got), w_ = (long long)(want); \
+    if (g_ != w_) { failures++; fprintf(stderr, "FAIL line %d: got %lld want %lld: ", __LINE__, g_, w_); \
+        fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); } } while (0)
+
+/* ---- what runs next ---- */
+static void test_pick(void) {
+    static const struct { const char *what; PickView v; PickFrom want; } rows[] = {
+        { "nothing anywhere",                      { 0 }, PICK_NONE },
+        { "max before high before everything",     { .global_max = 1, .global_high = 1, .runnext = 1, .chain_left = 100, .ring = 5 }, PICK_MAX },
+        { "high before a runnext",                 { .global_high = 1, .runnext = 1, .chain_left = 100, .ring = 5 }, PICK_HIGH },
+        { "runnext before the ring",               { .runnext = 1, .chain_left = 100, .ring = 5 }, PICK_RUNNEXT },
+        { "a chain that used its slice is queued", { .runnext = 1, .chain_left = 0, .ring = 5 }, PICK_REQUEUE_RUNNEXT },
+        { "chain overdrawn",                       { .runnext = 1, .chain_left = -40 }, PICK_REQUEUE_RUNNEXT },
+        { "the ring",                              { .ring = 3 }, PICK_RING },
+        { "the ring before handed-over work",      { .ring = 3, .global_normal = 1 }, PICK_RING },
+        { "handed-over work when the ring is empty", { .global_normal = 1 }, PICK_GLOBAL },
+        { "normal before low",                     { .ring = 2, .global_low = 1, .low_skips = 0 }, PICK_RING },
+        { "global normal before low",              { .global_normal = 1, .global_low = 1 }, PICK_GLOBAL },
+        { "low when nothing else",                 { .global_low = 1 }, PICK_LOW },
+        { "low not yet its turn",                  { .ring = 2, .global_low = 1, .low_skips = POLICY_LOW_EVERY - 2 }, PICK_RING },
+        { "low after 7 skips",                     { .ring = 2, .global_low = 1, .low_skips = POLICY_LOW_EVERY - 1 }, PICK_LOW },
+        { "low's turn does not beat high",         { .global_high = 1, .global_low = 1, .low_skips = 50 }, PICK_HIGH },
+        { "low's turn does not beat a runnext",    { .runnext = 1, .chain_left = 10, .global_low = 1, .low_skips = 50 }, PICK_RUNNEXT },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        CHECK_EQ(policy_pick(&rows[i].v), rows[i].want, "pick: %s", rows[i].what);
+}
+
+/* A low process waiting behind a ring that never empties still runs, once
+ * every POLICY_LOW_EVERY picks; with nothing low waiting, the count stays. */
+static void test_low_not_starved(void) {
+    int skips = 0, lows = 0;
+    for (int pick = 0; pick < 80; pick++) {
+        PickView v = { .ring = 10, .global_low = 1, .low_skips = skips };
+        PickFrom f = policy_pick(&v);
+        if (f == PICK_LOW) { lows++; skips = 0; }
+        else { CHECK_EQ(f, PICK_RING, "pick %d", pick); skips++; }
+    }
+    CHECK_EQ(lows, 80 / POLICY_LOW_EVERY, "low processes run once every %d picks", POLICY_LOW_EVERY);
+}
+
+/* ---- where a runnable process goes ---- */
+static void test_place(void) {
+    static const struct { const char *what; int prio; RunnableWhy why; int online; Place want; } rows[] = {
+        { "woken normal: the waker's runnext", PRIO_NORMAL, WHY_WOKEN,   1, PLACE_RUNNEXT },
+        { "spawned normal: the parent's ring", PRIO_NORMAL, WHY_SPAWNED, 1, PLACE_RING },
+        { "preempted normal: the back of the ring", PRIO_NORMAL, WHY_YIELDED, 1, PLACE_RING },
+        { "handed over: global",               PRIO_NORMAL, WHY_HANDED,  1, PLACE_GLOBAL },
+        { "woken high: global",                PRIO_HIGH,   WHY_WOKEN,   1, PLACE_GLOBAL },
+        { "spawned max: global",               PRIO_MAX,    WHY_SPAWNED, 1, PLACE_GLOBAL },
+        { "woken low: global",                 PRIO_LOW,    WHY_WOKEN,   1, PLACE_GLOBAL },
+        { "woken by the shell's reader",       PRIO_NORMAL, WHY_WOKEN,   0, PLACE_GLOBAL },
+        { "spawned by an offline scheduler",   PRIO_NORMAL, WHY_SPAWNED, 0, PLACE_GLOBAL },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        CHECK_EQ(policy_place(rows[i].prio, rows[i].why, rows[i].online), rows[i].want, "place: %s", rows[i].what);
+}
+
+/* ---- waking sleepers ---- */
+static void test_wakes(void) {
+    CHECK_EQ(policy_queue_wakes(0), 0, "empty ring");
+    CHECK_EQ(policy_queue_wakes(1), 0, "one queued behind the running one: a displaced LED");
+    CHECK_EQ(policy_queue_wakes(2), 1, "two queued: surplus");
+    /* one ring: the LED and the preempted head are left behind for two picks,
+     * then the ring empties: no wake-up */
+    int streak = 0;
+    uint32_t one_ring[] = { 2, 1, 0, 2, 1, 0, 1, 0 };
+    for (size_t i = 0; i < sizeof one_ring / sizeof one_ring[0]; i++) {
+        streak = policy_lone_streak(streak, one_ring[i]);
+        CHECK_EQ(policy_streak_wakes(streak), 0, "one ring, pick %zu", i);
+    }
+    /* two rings on one scheduler: one process always left behind */
+    streak = 0;
+    int woke_at = -1;
+    for (int i = 0; i < 6 && woke_at < 0; i++) {
+        streak = policy_lone_streak(streak, 1);
+        if (policy_streak_wakes(streak)) woke_at = i;
+    }
+    CHECK_EQ(woke_at, POLICY_LONE_STREAK - 1, "two rings wake a sleeper at the third pick");
+    CHECK_EQ(policy_lone_streak(POLICY_LONE_STREAK, 5), POLICY_LONE_STREAK, "the streak saturates");
+    CHECK_EQ(policy_lone_streak(POLICY_LONE_STREAK, 0), 0, "an empty ring ends it");
+}
+
+/* ---- what a thief takes ---- */
+static void test_steal_count(void) {
+    static const struct { const char *what; VictimView v; uint32_t want; } rows[] = {
+        { "empty ring",                         { .len = 0, .since_spawn_us = UINT64_MAX }, 0 },
+        { "half of an even ring",               { .len = 8, .since_spawn_us = UINT64_MAX }, 4 },
+        { "the larger half of an odd ring",     { .len = 7, .since_spawn_us = UINT64_MAX }, 4 },
+        { "two: one each",                      { .len = 2, .since_spawn_us = UINT64_MAX }, 1 },
+        { "a lone process is left alone",       { .len = 1, .lone_streak = 0, .since_spawn_us = UINT64_MAX }, 0 },
+        { "a lone process, streak 2",           { .len = 1, .lone_streak = POLICY_LONE_STREAK - 1, .since_spawn_us = UINT64_MAX }, 0 },
+        { "a lone process after the streak",    { .len = 1, .lone_streak = POLICY_LONE_STREAK, .since_spawn_us = UINT64_MAX }, 1 },
+        { "fresh children of a busy spawner",   { .len = 100, .head_fresh = 1, .since_spawn_us = 0 }, 0 },
+        { "fresh, spawner preempted 4 ms ago",  { .len = 100, .head_fresh = 1, .since_spawn_us = POLICY_SPAWN_GRACE_US - 1000 }, 0 },
+        { "fresh, spawner quiet for 5 ms",      { .len = 100, .head_fresh = 1, .since_spawn_us = POLICY_SPAWN_GRACE_US }, 50 },
+        { "fresh, spawner waits",               { .len = 100, .head_fresh = 1, .since_spawn_us = UINT64_MAX }, 50 },
+        { "run-before head of a spawner",       { .len = 100, .head_fresh = 0, .since_spawn_us = 0 }, 50 },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        CHECK_EQ(policy_steal_count(&rows[i].v), rows[i].want, "steal: %s", rows[i].what);
+}
+
+/* A runnext moves only when the thief has seen the same process there, on
+ * the same victim, for longer than the grace period. */
+static void test_runnext(void) {
+    int v1, v2, p1, p2;
+    LoneWatch w = { 0 };
+    CHECK_EQ(policy_runnext_ready(&w, &v1, &p1, 1000), 0, "first sight");
+    CHECK_EQ(policy_runnext_ready(&w, &v1, &p1, 1000 + POLICY_RUNNEXT_GRACE_US), 0, "just the grace");
+    CHECK_EQ(policy_runnext_ready(&w, &v1, &p1, 1001 + POLICY_RUNNEXT_GRACE_US), 1, "stuck past the grace");
+    /* a token passing round: a different process each look is never taken */
+    LoneWatch t = { 0 };
+    int ps[4];
+    for (int i = 0; i < 40; i++)
+        CHECK_EQ(policy_runnext_ready(&t, &v1, &ps[i % 4], (uint64_t)i * 1000), 0, "token look %d", i);
+    /* the same process seen on another victim starts the clock again */
+    LoneWatch u = { 0 };
+    policy_runnext_ready(&u, &v1, &p2, 0);
+    CHECK_EQ(policy_runnext_ready(&u, &v2, &p2, 5000), 0, "moved victim");
+    CHECK_EQ(policy_runnext_ready(&u, &v2, &p2, 5000 + POLICY_RUNNEXT_GRACE_US + 1), 1, "then stuck there");
+}
+
+/* ---- a thief's back-off ---- */
+static void test_backoff(void) {
+    StealBackoff b = { 0 };
+    CHECK_EQ(policy_may_steal(&b, 0), 1, "a new thief steals");
+    /* steals that keep the thief busy 50 us each (a coupled crowd): the wait
+     * doubles from the minimum to the maximum */
+    uint64_t now = 10000, want = POLICY_BACKOFF_MIN_US;
+    for (int i = 0; i < 10; i++) {
+        policy_steal_outcome(&b, 50, now);
+        CHECK_EQ(b.not_before - now, want, "failure %d", i + 1);
+        CHECK_EQ(policy_may_steal(&b, now + want - 1), 0, "waiting, failure %d", i + 1);
+        CHECK_EQ(policy_may_steal(&b, now + want), 1, "may try again, failure %d", i + 1);
+        now += want;
+        if (want < POLICY_BACKOFF_MAX_US) want *= 2;
+        if (want > POLICY_BACKOFF_MAX_US) want = POLICY_BACKOFF_MAX_US;
+    }
+    /* one steal that pays resets it */
+    policy_steal_outcome(&b, POLICY_STEAL_PAYOFF_US, now);
+    CHECK_EQ(b.failures, 0, "reset");
+    CHECK_EQ(policy_may_steal(&b, now), 1, "steals at once after a good steal");
+    policy_steal_outcome(&b, POLICY_STEAL_PAYOFF_US - 1, now);
+    CHECK_EQ(b.not_before - now, POLICY_BACKOFF_MIN_US, "one short steal: the minimum wait");
+}
+
+int main(void) {
+    test_pick();
+    test_low_not_starved();
+    test_place();
+    test_wakes();
+    test_steal_count();
+    test_runnext();
+    test_backoff();
+    if (failures) { fprintf(stderr, "%d of %d checks failed\n", failures, checks); return 1; }
+    printf("sched_policy: %d checks passed\n", checks);
+    return 0;
+}

@@ -1,0 +1,120 @@
+/* sched_policy.c — the scheduling rules (see sched_policy.h), each with its
+ * reason. Nothing here touches a thread, an atomic or a clock: sched.c reads
+ * the state and passes it in, so tests/unit/test_sched_policy.c can drive
+ * every rule from a table.
+ *
+ * The ratio behind every rule: a message hop that stays on its core costs a
+ * fraction of a microsecond; one that crosses cores costs cache-line
+ * transfers on both sides (the inbox, the message, the receiver's record),
+ * about twice the whole local cost; one that must wake a sleeping thread
+ * costs several microseconds.
+ */
+#include "sched_policy.h"
+
+/* Priority first: max, then high, are taken before anything normal (they are
+ * few and short by contract: Erlang's rule). Then the runnext chain, on what
+ * is left of its slice — a woken process runs next where it was woken, so a
+ * conversation stays on one core; a chain that used a whole slice goes to the
+ * back of the ring, or two processes passing a token would starve the ring.
+ * Then the ring, then normal work handed to the global queue (a spawner's
+ * backlog, what an offline scheduler held): local work first, as its memory
+ * is in this core's cache. Low priority work runs when nothing normal is
+ * here, and at least every POLICY_LOW_EVERY-th pick from the ring while it
+ * waits (Erlang's low processes also get a turn after 8 skips), so it is
+ * slowed, never starved. */
+PickFrom policy_pick(const PickView *v) {
+    if (v->global_max) return PICK_MAX;
+    if (v->global_high) return PICK_HIGH;
+    if (v->runnext) return v->chain_left > 0 ? PICK_RUNNEXT : PICK_REQUEUE_RUNNEXT;
+    if (v->global_low && v->low_skips >= POLICY_LOW_EVERY - 1) return PICK_LOW;
+    if (v->ring) return PICK_RING;
+    if (v->global_normal) return PICK_GLOBAL;
+    if (v->global_low) return PICK_LOW;
+    return PICK_NONE;
+}
+
+/* Normal work stays on the deciding scheduler: woken into its runnext (the
+ * waker's core has the message in its cache, and the waker often waits
+ * next), spawned or preempted into its ring. Other priorities go to the one
+ * global queue every scheduler looks at first: they are rare, and a high
+ * process must not wait behind one scheduler's ring while another is free.
+ * A thread that is no online scheduler hands everything to the global queue. */
+Place policy_place(int prio, RunnableWhy why, int here_online) {
+    if (prio != PRIO_NORMAL || !here_online || why == WHY_HANDED) return PLACE_GLOBAL;
+    return why == WHY_WOKEN ? PLACE_RUNNEXT : PLACE_RING;
+}
+
+/* What is left behind at a pick is often about to run here anyway (a ring's
+ * LED, displaced from runnext, and its preempted head run in a moment); only
+ * work left behind pick after pick (two rings taking turns, a crowd) is
+ * surplus. */
+int policy_lone_streak(int streak, uint32_t left) {
+    if (left == 0) return 0;
+    return streak >= POLICY_LONE_STREAK ? POLICY_LONE_STREAK : streak + 1;
+}
+
+int policy_streak_wakes(int streak) { return streak >= POLICY_LONE_STREAK; }
+
+/* One queued behind the running process is no surplus (a displaced LED runs
+ * in a moment); two are. */
+int policy_queue_wakes(uint32_t len) { return len >= POLICY_SURPLUS; }
+
+/* A thief takes half, leaving the owner the other half (Go's rule). It
+ * leaves alone:
+ *  - a single queued process until its owner has left work behind
+ *    POLICY_LONE_STREAK picks in a row: lone work is about to run where it
+ *    is, and moving it breaks up a conversation;
+ *  - children while their parent keeps spawning (the head is fresh and the
+ *    spawning slice runs or ended less than POLICY_SPAWN_GRACE_US ago): a
+ *    parent spawning short-lived children runs them itself, on the core
+ *    where their memory was just written. */
+uint32_t policy_steal_count(const VictimView *v) {
+    if (v->len == 0) return 0;
+    if (v->len == 1 && v->lone_streak < POLICY_LONE_STREAK) return 0;
+    if (v->head_fresh && v->since_spawn_us < POLICY_SPAWN_GRACE_US) return 0;
+    return v->len - v->len / 2;
+}
+
+/* A runnext is taken only after the thief has seen the same process there
+ * for POLICY_RUNNEXT_GRACE_US — longer than a hop takes, so a token passed
+ * round a ring is never taken from its core, but a process stuck behind a
+ * long slice is. The thief keeps the clock, so the owner pays nothing. */
+int policy_runnext_ready(LoneWatch *w, const void *victim, const void *p, uint64_t now) {
+    if (w->seen != p || w->where != victim) {
+        w->seen = p;
+        w->where = victim;
+        w->since = now;
+        return 0;
+    }
+    return now - w->since > POLICY_RUNNEXT_GRACE_US;
+}
+
+/* A steal moves processes, and the messages they then exchange with the
+ * victim's processes cross cores both ways. When the processes are a tightly
+ * coupled crowd (all talk to all, request/reply to one server, a group
+ * handshaking with its senders), the stolen ones wait again within
+ * microseconds, are woken back onto the victim's core and leave the thief
+ * idle: every such steal made both cores slower than one (measured: 40
+ * processes all-to-all ran 1.7x longer with two schedulers, the thief's
+ * steals keeping it busy 2-500 us each, hundreds of times). Independent work
+ * keeps a thief busy for milliseconds after one steal (two rings, groups that
+ * do not talk to each other, CPU-bound workers). So a steal that kept the
+ * thief busy less than POLICY_STEAL_PAYOFF_US counts as a failure, and
+ * failures in a row double the thief's wait before it steals again, from
+ * POLICY_BACKOFF_MIN_US up to POLICY_BACKOFF_MAX_US; one steal that pays
+ * resets it. The cost when a crowd turns into independent work: at most the
+ * longest wait before the thief tries again. */
+void policy_steal_outcome(StealBackoff *b, uint64_t busy_us, uint64_t now) {
+    if (busy_us >= POLICY_STEAL_PAYOFF_US) {
+        b->failures = 0;
+        b->not_before = 0;
+        return;
+    }
+    if (b->failures < 16) b->failures++;
+    uint64_t wait = POLICY_BACKOFF_MIN_US;
+    for (int i = 1; i < b->failures && wait < POLICY_BACKOFF_MAX_US; i++) wait *= 2;
+    if (wait > POLICY_BACKOFF_MAX_US) wait = POLICY_BACKOFF_MAX_US;
+    b->not_before = now + wait;
+}
+
+int policy_may_steal(const StealBackoff *b, uint64_t now) { return now >= b->not_before; }

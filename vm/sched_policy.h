@@ -1,0 +1,99 @@
+/* sched_policy.h — the scheduling rules, as pure functions over plain state.
+ *
+ * sched.c owns the threads, the rings and the atomics; every decision about
+ * *what* to do — what a scheduler runs next, whom a thief takes from and how
+ * much, when lone work may move, when a sleeper is woken, when a thief should
+ * stop trying — is made here, from numbers sched.c reads for it. So the rules
+ * can be driven by a unit test without threads (tests/unit/
+ * test_sched_policy.c), and each is written down once with its reason
+ * (docs/internals.md, "Schedulers").
+ */
+#ifndef MINI_SCHED_POLICY_H
+#define MINI_SCHED_POLICY_H
+
+#include <stdint.h>
+
+/* Priorities, lowest first (process_flag(priority, P), spawn_opt). */
+enum { PRIO_LOW = 0, PRIO_NORMAL = 1, PRIO_HIGH = 2, PRIO_MAX = 3, PRIO_LEVELS = 4 };
+
+#define POLICY_LONE_STREAK 3         /* picks leaving work behind before lone work moves */
+#define POLICY_SURPLUS 2             /* queued processes that make a wake-up worth it */
+#define POLICY_SPAWN_GRACE_US 5000   /* children stay with a scheduler spawning this recently */
+#define POLICY_RUNNEXT_GRACE_US 200  /* a runnext seen this long may be stolen */
+#define POLICY_LOW_EVERY 8           /* a waiting low process runs at least every 8th pick */
+#define POLICY_STEAL_PAYOFF_US 1000  /* a steal must keep the thief busy this long */
+#define POLICY_BACKOFF_MIN_US 100    /* first wait after a steal that did not pay */
+#define POLICY_BACKOFF_MAX_US 6400   /* the longest (after 7 in a row) */
+
+/* ---- picking: what a scheduler runs next ---- */
+
+typedef struct {
+    int global_max, global_high;  /* max / high priority processes wait globally */
+    int global_normal;            /* normal ones handed to the global queue */
+    int global_low;               /* low priority processes wait globally */
+    int runnext;                  /* something in this scheduler's runnext */
+    int64_t chain_left;           /* reductions left of the slice its runnext chain shares */
+    uint32_t ring;                /* processes in this scheduler's ring (and backlog) */
+    int low_skips;                /* picks of normal work since a low process last ran
+                                     while one was waiting */
+} PickView;
+
+typedef enum {
+    PICK_MAX, PICK_HIGH,          /* the global queue of that priority */
+    PICK_RUNNEXT,                 /* runnext, on what is left of the chain's slice */
+    PICK_REQUEUE_RUNNEXT,         /* its chain used a whole slice: to the back of the ring */
+    PICK_RING,                    /* the head of the ring */
+    PICK_GLOBAL,                  /* normal work handed to the global queue */
+    PICK_LOW,                     /* the global low queue */
+    PICK_NONE                     /* nothing here: go idle (steal, spin, sleep) */
+} PickFrom;
+
+PickFrom policy_pick(const PickView *v);
+
+/* ---- where a process made runnable goes ---- */
+
+typedef enum { WHY_WOKEN, WHY_SPAWNED, WHY_YIELDED, WHY_HANDED } RunnableWhy;
+typedef enum { PLACE_RUNNEXT, PLACE_RING, PLACE_GLOBAL } Place;
+
+/* here_online: the deciding thread is an online scheduler (not the shell's
+ * reader, not one taken offline). */
+Place policy_place(int prio, RunnableWhy why, int here_online);
+
+/* ---- waking sleepers ---- */
+
+/* After a pick from the ring that left `left` queued behind: the new streak
+ * of such picks (0 when the ring emptied). */
+int policy_lone_streak(int streak, uint32_t left);
+/* Does this streak mean surplus worth waking a sleeper for? */
+int policy_streak_wakes(int streak);
+/* A process was queued in a ring that now holds `len`: wake a sleeper? */
+int policy_queue_wakes(uint32_t len);
+
+/* ---- stealing ---- */
+
+typedef struct {
+    uint32_t len;             /* processes in the victim's ring */
+    int head_fresh;           /* its head was spawned and has not run yet */
+    uint64_t since_spawn_us;  /* since the victim's last spawning slice ended
+                                 (UINT64_MAX: its spawner waits or ended) */
+    int lone_streak;          /* the victim's policy_lone_streak */
+} VictimView;
+
+/* How many of the victim's ring a thief takes (0: leave it alone). */
+uint32_t policy_steal_count(const VictimView *v);
+
+/* A thief's memory of the runnext it last saw. */
+typedef struct { const void *seen, *where; uint64_t since; } LoneWatch;
+
+/* May the thief take p from victim's runnext now? Updates the watch. */
+int policy_runnext_ready(LoneWatch *w, const void *victim, const void *p, uint64_t now);
+
+/* A thief's back-off: a steal whose work kept it busy for less than
+ * POLICY_STEAL_PAYOFF_US did not pay, and each such steal in a row doubles
+ * the wait before the next. */
+typedef struct { int failures; uint64_t not_before; } StealBackoff;
+
+void policy_steal_outcome(StealBackoff *b, uint64_t busy_us, uint64_t now);
+int policy_may_steal(const StealBackoff *b, uint64_t now);
+
+#endif
