@@ -504,7 +504,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
         int64_t wait = timer_next_due();
         /* the shell's reader may send at any time: look every 20 ms */
         if (atomic_load(&nexternal) > 0 && (wait < 0 || wait > 20000)) wait = 20000;
-        if (wait < 0) {
+        if (wait < 0 && !timer_any_pending()) {
             fprintf(stderr, "mini: deadlock: every process waits in receive and no timer is set\n");
             exit_status = 2;
             atomic_store(&finished, 1);
@@ -556,8 +556,9 @@ static Process *idle(Scheduler *s, SWord *budget) {
     if ((!offline && any_work(s)) || atomic_load(&finished)) { pthread_mutex_unlock(&idle_lock); return NULL; }
     int64_t wait = timer_next_due();
     int others_awake = nscheds - 1 - atomic_load(&nsleeping);
+    /* timers are per scheduler: a sleeper may hold some (it wakes for them) */
     if (wait < 0 && others_awake == 0 && s->id < atomic_load(&nonline) &&
-        atomic_load(&nexternal) == 0) {
+        atomic_load(&nexternal) == 0 && !timer_any_pending()) {
         fprintf(stderr, "mini: deadlock: every process waits in receive and no timer is set\n");
         exit_status = 2;
         atomic_store(&finished, 1);
@@ -681,6 +682,7 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
 
 static void scheduler_loop(Scheduler *s) {
     self_sched = s;
+    timer_sched_start(s->id);       /* this thread's timers and reference tag */
     /* take the first page faults of this thread's message blocks now, not
      * in the middle of the first send */
     heap_frag_free(heap_frag_new(1));
