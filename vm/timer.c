@@ -189,10 +189,11 @@ static Timer *index_find(TimerSet *s, uint64_t ref) {
     return t;
 }
 
-/* Whole milliseconds left, rounded down, as erlang:read_timer/1 */
+/* Milliseconds left, rounded up as Erlang does (read at once, a timer of
+ * T ms has T left) */
 static int64_t ms_left(const Timer *t) {
     uint64_t now = timer_now_us();
-    return t->e.due_us > now ? (int64_t)((t->e.due_us - now) / 1000) : 0;
+    return t->e.due_us > now ? (int64_t)((t->e.due_us - now + 999) / 1000) : 0;
 }
 
 int64_t timer_read(uint64_t ref) {

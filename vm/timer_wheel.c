@@ -159,23 +159,27 @@ TwEntry *tw_take_due(TimerWheel *w, uint64_t now_us) {
 
 uint64_t tw_next_due(const TimerWheel *w) {
     if (w->count == 0) return UINT64_MAX;
+    uint64_t best = UINT64_MAX;
     if (w->n0) {
         uint32_t s = (uint32_t)(w->now_ms % TW_SLOTS0);
         uint32_t found = scan0(w, s, TW_SLOTS0);
         if (found == TW_SLOTS0) found = scan0(w, 0, s);
-        return w->l0[found].head->due_us;
+        best = w->l0[found].head->due_us;
+        if (w->count == w->n0) return best;
     }
-    /* nothing in level 0: wake when the next turn that brings entries
+    /* entries above level 0 may be due before those in it (a level-1 slot
+     * of the next turn, say): wake when the next turn that brings some
      * down begins (a level-1 slot's, or the far list's next look) */
-    uint64_t t = turn_of(w->now_ms), best = UINT64_MAX;
+    uint64_t t = turn_of(w->now_ms), turn = UINT64_MAX;
     for (uint64_t k = 1; k < TW_SLOTS1; k++) {
         uint32_t s = (uint32_t)((t + k) % TW_SLOTS1);
         if (w->bits1[s / 64] == 0) { k += 63 - s % 64; continue; }
-        if (w->bits1[s / 64] & (1ull << (s % 64))) { best = t + k; break; }
+        if (w->bits1[s / 64] & (1ull << (s % 64))) { turn = t + k; break; }
     }
     if (w->far.head) {
         uint64_t far_turn = (t / TW_SLOTS1 + 1) * TW_SLOTS1;
-        if (far_turn < best) best = far_turn;
+        if (far_turn < turn) turn = far_turn;
     }
-    return (best << TW_BITS0) * 1000;
+    if (turn != UINT64_MAX && (turn << TW_BITS0) * 1000 < best) best = (turn << TW_BITS0) * 1000;
+    return best;
 }

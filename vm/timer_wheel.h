@@ -54,8 +54,9 @@ void tw_remove(TimerWheel *w, TwEntry *e);
 /* Takes every entry due at or before now_us out of w: a list linked by
  * `next`, in due order (arming order among equal times). */
 TwEntry *tw_take_due(TimerWheel *w, uint64_t now_us);
-/* When w next needs a take: the earliest due time in level 0, else the
- * start of the turn whose entries move down next; UINT64_MAX when empty. */
+/* When w next needs a take: the earliest due time in level 0, or the start
+ * of the turn whose entries move down next if sooner; UINT64_MAX when
+ * empty. No entry is due before it. */
 uint64_t tw_next_due(const TimerWheel *w);
 
 #endif
