@@ -501,7 +501,8 @@ static Process *idle(Scheduler *s, SWord *budget) {
     *budget = REDUCTIONS_PER_SLICE;
     s->chain_reds = 0;
     if (!smp_enabled) {
-        int64_t wait = timer_next_due();
+        if (timer_poll_near()) return NULL;
+        int64_t wait = timer_sleep_limit();
         /* the shell's reader may send at any time: look every 20 ms */
         if (atomic_load(&nexternal) > 0 && (wait < 0 || wait > 20000)) wait = 20000;
         if (wait < 0 && !timer_any_pending()) {
@@ -551,10 +552,11 @@ static Process *idle(Scheduler *s, SWord *budget) {
     if (spinning) atomic_fetch_sub(&nspinning, 1);
     if (atomic_load(&finished)) return NULL;
     if (timer_fire_due() > 0) return NULL;
+    if (timer_poll_near()) return NULL;
 
     pthread_mutex_lock(&idle_lock);
     if ((!offline && any_work(s)) || atomic_load(&finished)) { pthread_mutex_unlock(&idle_lock); return NULL; }
-    int64_t wait = timer_next_due();
+    int64_t wait = timer_sleep_limit();
     int others_awake = nscheds - 1 - atomic_load(&nsleeping);
     /* timers are per scheduler: a sleeper may hold some (it wakes for them) */
     if (wait < 0 && others_awake == 0 && s->id < atomic_load(&nonline) &&

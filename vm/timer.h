@@ -47,6 +47,12 @@ int timer_fire_due(void);
  * -1 if it has none. */
 int64_t timer_next_due(void);
 int timer_pending(void);
+/* How long an idle scheduler may sleep (us): until a little before its next
+ * timer, since a sleep ends late; -1 if it has none. */
+int64_t timer_sleep_limit(void);
+/* If this scheduler's next timer is due within that margin, waits for it
+ * polling the clock and returns 1; else returns 0 at once. */
+int timer_poll_near(void);
 /* Does any scheduler hold a timer? (the deadlock check) */
 int timer_any_pending(void);
 
