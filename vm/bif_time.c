@@ -14,8 +14,8 @@
  *    two schedulers reading the same microsecond, or one handing out values
  *    ahead of the clock (calls more often than once a microsecond), must
  *    learn of each other's last value. now/0 reads the clock before the
- *    atomic and writes the atomic with one compare-and-swap that nearly
- *    always succeeds the first time.
+ *    atomic and then does one fetch-and-add (ahead of the clock) or one
+ *    compare-and-swap (behind it).
  */
 #include <stdatomic.h>
 #include <time.h>
@@ -120,15 +120,27 @@ static Term mega_secs_micro(Process *p, int64_t us) {
 }
 
 /* erlang:now/0 is unique and strictly increasing across the VM, as Erlang
- * promises: the clock, or one more than the last value handed out. */
+ * promises: the clock, or one more than the last value handed out. Every
+ * value returned is one that `last` was set to by this call, and `last`
+ * only grows, so values are unique and increase in real time. When calls
+ * come faster than once a microsecond, `last` is ahead of the clock and a
+ * call is one fetch-and-add (no compare-and-swap to lose to another
+ * scheduler and retry); otherwise one compare-and-swap moves it up to the
+ * clock. */
 Term bif_now_0(Process *p, Term *args) {
     (void)args;
     static _Alignas(64) _Atomic int64_t last;
-    int64_t us = wall_us(), prev = atomic_load_explicit(&last, memory_order_relaxed);
-    do {
-        if (us <= prev) us = prev + 1;
-    } while (!atomic_compare_exchange_weak_explicit(&last, &prev, us, memory_order_relaxed,
-                                                    memory_order_relaxed));
+    int64_t us = wall_us();
+    for (;;) {
+        int64_t prev = atomic_load_explicit(&last, memory_order_relaxed);
+        if (prev >= us) {
+            us = atomic_fetch_add_explicit(&last, 1, memory_order_relaxed) + 1;
+            break;
+        }
+        if (atomic_compare_exchange_weak_explicit(&last, &prev, us, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            break;
+    }
     return mega_secs_micro(p, us);
 }
 
