@@ -1,16 +1,12 @@
 /* bif_proc.c — BIFs about processes: spawn, links, monitors, exit signals,
- * registered names, references, process flags, timers and clocks.
- * The machinery is in proc.c, sched.c and timer.c; these only check
+ * registered names, references and process flags (timers and clocks are
+ * in bif_time.c). The machinery is in proc.c and sched.c; these only check
  * arguments and shape results as Erlang does. */
-#include <time.h>
-#include <sys/time.h>
-
 #include "bif.h"
 #include "term_build.h"
 #include "atom.h"
 #include "proc.h"
 #include "sched.h"
-#include "timer.h"
 #include "arith.h"
 
 static Term new_ref(Process *p, uint64_t n) { return make_ref_at(heap_alloc(p, REF_WORDS), n); }
@@ -301,114 +297,6 @@ Term bif_node_0(Process *p, Term *args) { (void)p; (void)args; return ATOM_TERM(
 Term bif_group_leader_0(Process *p, Term *args) {
     (void)args;
     return is_pid(p->group_leader) ? p->group_leader : p->pid;
-}
-
-/* ---- timers ---- */
-
-static int timer_args(Term time, Term dest) {
-    return is_small(time) && small_val(time) >= 0 && small_val(time) <= 4294967295LL &&
-           (is_pid(dest) || is_atom(dest));
-}
-
-Term bif_send_after_3(Process *p, Term *args) {
-    if (!timer_args(args[0], args[1])) BIF_ERROR(p, AM_badarg);
-    uint64_t ref = proc_new_ref();
-    timer_add_message((uint64_t)small_val(args[0]), args[1], proc_message_copy(args[2]), ref);
-    return new_ref(p, ref);
-}
-
-Term bif_start_timer_3(Process *p, Term *args) {
-    if (!timer_args(args[0], args[1])) BIF_ERROR(p, AM_badarg);
-    uint64_t ref = proc_new_ref();
-    timer_add_message((uint64_t)small_val(args[0]), args[1], proc_message_timeout(ref, args[2]), ref);
-    return new_ref(p, ref);
-}
-
-Term bif_cancel_timer_1(Process *p, Term *args) {
-    if (!is_ref(args[0])) BIF_ERROR(p, AM_badarg);
-    int64_t left = timer_cancel(ref_number(args[0]));
-    return left < 0 ? AM_false : make_small(left);
-}
-
-Term bif_read_timer_1(Process *p, Term *args) {
-    if (!is_ref(args[0])) BIF_ERROR(p, AM_badarg);
-    int64_t left = timer_read(ref_number(args[0]));
-    return left < 0 ? AM_false : make_small(left);
-}
-
-/* ---- clocks ---- */
-
-static int64_t wall_us(void) {
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
-}
-
-static Term mega_secs_micro(Process *p, int64_t us) {
-    return tuple3(p, make_small(us / 1000000000000LL), make_small((us / 1000000) % 1000000),
-                  make_small(us % 1000000));
-}
-
-/* erlang:now/0 is strictly increasing, as Erlang promises */
-Term bif_now_0(Process *p, Term *args) {
-    (void)args;
-    static _Atomic int64_t last;
-    int64_t us = wall_us(), prev = atomic_load(&last);
-    do {
-        if (us <= prev) us = prev + 1;
-    } while (!atomic_compare_exchange_weak(&last, &prev, us));
-    return mega_secs_micro(p, us);
-}
-
-Term bif_timestamp_0(Process *p, Term *args) { (void)args; return mega_secs_micro(p, wall_us()); }
-
-/* Native time unit: nanoseconds. */
-static int unit_per_second(Term unit, int64_t *per) {
-    if (is_small(unit) && small_val(unit) > 0) { *per = small_val(unit); return 1; }
-    if (unit == ATOM_TERM(second) || unit == ATOM_TERM(seconds)) *per = 1;
-    else if (unit == ATOM_TERM(millisecond) || unit == ATOM_TERM(milli_seconds)) *per = 1000;
-    else if (unit == ATOM_TERM(microsecond) || unit == ATOM_TERM(micro_seconds)) *per = 1000000;
-    else if (unit == ATOM_TERM(nanosecond) || unit == ATOM_TERM(nano_seconds) ||
-             unit == ATOM_TERM(native) || unit == ATOM_TERM(perf_counter)) *per = 1000000000;
-    else return 0;
-    return 1;
-}
-
-static Term in_unit(Process *p, int64_t ns, Term unit) {
-    int64_t per;
-    if (!unit_per_second(unit, &per)) BIF_ERROR(p, AM_badarg);
-    /* floor division, as erlang:convert_time_unit */
-    __int128 v = (__int128)ns * per;
-    int64_t q = (int64_t)(v / 1000000000);
-    if (v % 1000000000 < 0) q--;
-    return make_integer(p, q);
-}
-
-static int64_t monotonic_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t system_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-Term bif_monotonic_time_0(Process *p, Term *args) { (void)args; return make_integer(p, monotonic_ns()); }
-Term bif_monotonic_time_1(Process *p, Term *args) { return in_unit(p, monotonic_ns(), args[0]); }
-Term bif_system_time_0(Process *p, Term *args) { (void)args; return make_integer(p, system_ns()); }
-Term bif_system_time_1(Process *p, Term *args) { return in_unit(p, system_ns(), args[0]); }
-Term bif_os_system_time_1(Process *p, Term *args) { return in_unit(p, system_ns(), args[0]); }
-Term bif_convert_time_unit_3(Process *p, Term *args) {
-    int64_t from, to, v;
-    if (!term_to_int64(args[0], &v) || !unit_per_second(args[1], &from) || !unit_per_second(args[2], &to))
-        BIF_ERROR(p, AM_badarg);
-    __int128 r = (__int128)v * to;
-    int64_t q = (int64_t)(r / from);
-    if (r % from < 0) q--;
-    return make_integer(p, q);
 }
 
 /* erlang:system_flag(schedulers_online, N): returns the old count */

@@ -767,7 +767,7 @@ L_loop_rec_end:
 
 L_remove_message:
     proc_remove_message(p);
-    if (p->wait_ref) { timer_cancel(p->wait_ref); p->wait_ref = 0; }
+    if (p->wait_ref) { timer_cancel_timeout(p->wait_timer, p->wait_ref); p->wait_ref = 0; }
     p->timed_out = 0;
     DISPATCH(1);
 
@@ -792,7 +792,7 @@ L_wait_timeout: {
     if (!p->wait_ref) {
         uint64_t ms = is_small(t) ? (uint64_t)small_val(t) : UINT64_MAX / 4000;
         p->wait_ref = proc_new_ref();
-        timer_add_timeout(ms, p->pid, p->wait_ref);
+        p->wait_timer = timer_add_timeout(ms, p->pid, p->wait_ref);
     }
     pc = (const Instr *)pc[1];
     if (mailbox_has_new(&p->mbox)) NEXT();

@@ -28,17 +28,18 @@
 #include "module.h"
 #include "print.h"
 #include "sched.h"
+#include "unique.h"
 #include "bif_io.h"
 #include "binary.h"
 
 static _Atomic(Process *) table[PROCESS_LIMIT];
 static atomic_uint_fast64_t next_pid = 1;
 static atomic_uint_fast64_t live_count;
-static atomic_uint_fast64_t ref_counter = 1;
 
 void proc_init(void) {}
 
-uint64_t proc_new_ref(void) { return atomic_fetch_add(&ref_counter, 1); }
+/* per-scheduler sequences: no counter shared between schedulers (unique.h) */
+uint64_t proc_new_ref(void) { return unique_next(); }
 
 Term make_ref_at(Term *hp, uint64_t n) {
     hp[0] = make_header(1, BOXED_REF);

@@ -114,6 +114,7 @@ typedef struct Process {
     Term *links; int nlinks, caplinks;           /* linked pids               */
     struct Monitor *monitors; int nmonitors, capmonitors;
     uint64_t wait_ref;         /* the timer of the receive now waiting        */
+    struct Timer *wait_timer;  /* and its record, to cancel it (timer.h)      */
     int timed_out;             /* that timer fired                            */
     UWord context_switches;
     int gc_requested;          /* garbage_collect(Pid) asked: collect before running */

@@ -517,10 +517,11 @@ static Process *idle(Scheduler *s, SWord *budget) {
     *budget = REDUCTIONS_PER_SLICE;
     s->chain_reds = 0;
     if (!smp_enabled) {
-        int64_t wait = timer_next_due();
+        if (timer_poll_near()) return NULL;
+        int64_t wait = timer_sleep_limit();
         /* the shell's reader may send at any time: look every 20 ms */
         if (atomic_load(&nexternal) > 0 && (wait < 0 || wait > 20000)) wait = 20000;
-        if (wait < 0) {
+        if (wait < 0 && !timer_any_pending()) {
             fprintf(stderr, "mini: deadlock: every process waits in receive and no timer is set\n");
             exit_status = 2;
             atomic_store(&finished, 1);
@@ -570,13 +571,14 @@ static Process *idle(Scheduler *s, SWord *budget) {
     if (spinning) atomic_fetch_sub(&nspinning, 1);
     if (atomic_load(&finished)) return NULL;
     if (timer_fire_due() > 0) return NULL;
+    if (timer_poll_near()) return NULL;
 
     pthread_mutex_lock(&idle_lock);
     if ((!offline && any_work(s, may_steal)) || atomic_load(&finished)) {
         pthread_mutex_unlock(&idle_lock);
         return NULL;
     }
-    int64_t wait = timer_next_due();
+    int64_t wait = timer_sleep_limit();
     int dozing = 0;
     if (!offline && !may_steal) {
         int64_t left = (int64_t)(s->backoff.not_before - timer_now_us());
@@ -585,8 +587,9 @@ static Process *idle(Scheduler *s, SWord *budget) {
         dozing = 1;
     }
     int others_awake = nscheds - 1 - atomic_load(&nsleeping);
+    /* timers are per scheduler: a sleeper may hold some (it wakes for them) */
     if (wait < 0 && others_awake == 0 && s->id < atomic_load(&nonline) &&
-        atomic_load(&nexternal) == 0) {
+        atomic_load(&nexternal) == 0 && !timer_any_pending()) {
         fprintf(stderr, "mini: deadlock: every process waits in receive and no timer is set\n");
         exit_status = 2;
         atomic_store(&finished, 1);
@@ -714,6 +717,7 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
 
 static void scheduler_loop(Scheduler *s) {
     self_sched = s;
+    timer_sched_start(s->id);       /* this thread's timers and reference tag */
     /* take the first page faults of this thread's message blocks now, not
      * in the middle of the first send */
     heap_frag_free(heap_frag_new(1));
