@@ -172,6 +172,7 @@ RunResult emulator_run(Process *p) {
     const Instr *cp = p->cp;
     SWord reds = p->reds > 0 ? p->reds : REDUCTIONS_PER_SLICE;
     Export *ep;                      /* target of do_call_export */
+    const Instr *code;               /* its entry point, read once */
     int arity;                       /* arity of the call being made */
     Term top_frame = THE_NON_VALUE;  /* extra first trace entry for raise */
     int wait_live = 0;               /* x registers a wait keeps */
@@ -882,7 +883,7 @@ exit_by_signal:
 
 /* ---- calls through export entries, funs and apply ---- */
 do_call_export:
-    if (ep->code) ENTER(ep->code, arity);
+    if ((code = export_code(ep))) ENTER(code, arity);
     if (ep->bif) {
         p->live = arity;
         p->reds = reds;
@@ -917,7 +918,7 @@ do_call_export:
         arity = n;
         goto do_call_fun;
     }
-    if (module_ensure_loaded(ep->module) && ep->code) ENTER(ep->code, arity);
+    if (module_ensure_loaded(ep->module) && (code = export_code(ep))) ENTER(code, arity);
     top_frame = tuple4(p, ep->module, ep->name, args_list(p, x, arity), NIL);
     raise_error(p, ATOM_TERM(undef));
     RAISE();

@@ -183,7 +183,9 @@ LoadedModule *loader_load(const CodeModule *cm) {
         const CodeFunction *cf = &cm->functions[i];
         if (!cf->exported) continue;
         Export *e = export_get(cm->name, cf->name, cf->arity);
-        e->code = (const Instr *)(lm->code + label_at[cf->label]);
+        /* published with release: a scheduler that reads the entry
+         * (export_code, acquire) also sees the code written above */
+        __atomic_store_n(&e->code, (const Instr *)(lm->code + label_at[cf->label]), __ATOMIC_RELEASE);
     }
     return lm;
 }

@@ -124,8 +124,8 @@ static int run_file(const char *file, int show_code, int argc, char **argv) {
     if (!lm) return 1;
     Export *e = export_get(lm->name, ATOM_TERM(main), 1);
     int arity = 1;
-    if (!e->code) { e = export_get(lm->name, ATOM_TERM(main), 0); arity = 0; }
-    if (!e->code) {
+    if (!export_code(e)) { e = export_get(lm->name, ATOM_TERM(main), 0); arity = 0; }
+    if (!export_code(e)) {
         fprintf(stderr, "%s: no exported main/0 or main/1\n", file);
         return 1;
     }

@@ -26,6 +26,13 @@ typedef struct Export {
 
 enum { EXPORT_PLAIN = 0, EXPORT_APPLY2 = 2, EXPORT_APPLY3 = 3 };
 
+/* An export's entry point, or NULL. The loader may publish it on another
+ * scheduler at any time (a module loaded on first call): an acquire read,
+ * which on x86 is a plain load. */
+static inline const Instr *export_code(const Export *e) {
+    return __atomic_load_n(&e->code, __ATOMIC_ACQUIRE);
+}
+
 /* A fun's code: one per `fun` expression of a loaded module. A closure on a
  * process heap is [header][FunEntry *][free variables...]. */
 typedef struct FunEntry {

@@ -80,6 +80,7 @@ struct Scheduler {
     uint64_t steal_at;
     StealBackoff backoff;
     int low_skips;                   /* normal picks while low work waited */
+    int global_skips;                /* ring picks while global normal work waited */
     SWord chain_reds;                /* reductions used by the runnext chain */
     int spawned;                     /* the running process spawned this slice */
     /* children spawned while the ring is full wait here, owner only (a
@@ -434,7 +435,7 @@ static Process *find_local(Scheduler *s, SWord *budget) {
             .global_normal = global_waits(PRIO_NORMAL), .global_low = global_waits(PRIO_LOW),
             .runnext = atomic_load_explicit(&s->runnext, memory_order_relaxed) != NULL,
             .chain_left = REDUCTIONS_PER_SLICE - s->chain_reds,
-            .ring = runq_length(s), .low_skips = s->low_skips,
+            .ring = runq_length(s), .low_skips = s->low_skips, .global_skips = s->global_skips,
         };
         Process *p = NULL;
         switch (policy_pick(&v)) {
@@ -456,6 +457,7 @@ static Process *find_local(Scheduler *s, SWord *budget) {
             s->chain_reds = 0;
             if (!(p = runq_get(s))) continue;     /* stolen meanwhile */
             if (v.global_low) s->low_skips++;
+            if (v.global_normal) s->global_skips++;
             /* More is queued behind it: work another core could be doing?
              * Only when work is left behind pick after pick
              * (policy_lone_streak); new work queued in numbers wakes a
@@ -468,6 +470,7 @@ static Process *find_local(Scheduler *s, SWord *budget) {
         }
         case PICK_GLOBAL:
             s->chain_reds = 0;
+            s->global_skips = 0;
             if ((p = global_get(PRIO_NORMAL))) return p;
             continue;
         case PICK_LOW:

@@ -21,12 +21,18 @@
  * is in this core's cache. Low priority work runs when nothing normal is
  * here, and at least every POLICY_LOW_EVERY-th pick from the ring while it
  * waits (Erlang's low processes also get a turn after 8 skips), so it is
- * slowed, never starved. */
+ * slowed, never starved. Normal work in the global queue (a waiting
+ * spawner's backlog, what an offline scheduler held) is served at least every
+ * POLICY_GLOBAL_EVERY-th ring pick for the same reason: a ring of busy
+ * processes that yield and go back into it never empties, and with every
+ * scheduler in that state the handed-over processes would never run (a
+ * worker waiting for a message from one of them would poll forever). */
 PickFrom policy_pick(const PickView *v) {
     if (v->global_max) return PICK_MAX;
     if (v->global_high) return PICK_HIGH;
     if (v->runnext) return v->chain_left > 0 ? PICK_RUNNEXT : PICK_REQUEUE_RUNNEXT;
     if (v->global_low && v->low_skips >= POLICY_LOW_EVERY - 1) return PICK_LOW;
+    if (v->global_normal && v->global_skips >= POLICY_GLOBAL_EVERY - 1) return PICK_GLOBAL;
     if (v->ring) return PICK_RING;
     if (v->global_normal) return PICK_GLOBAL;
     if (v->global_low) return PICK_LOW;

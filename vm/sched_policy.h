@@ -21,6 +21,8 @@ enum { PRIO_LOW = 0, PRIO_NORMAL = 1, PRIO_HIGH = 2, PRIO_MAX = 3, PRIO_LEVELS =
 #define POLICY_SPAWN_GRACE_US 5000   /* children stay with a scheduler spawning this recently */
 #define POLICY_RUNNEXT_GRACE_US 200  /* a runnext seen this long may be stolen */
 #define POLICY_LOW_EVERY 8           /* a waiting low process runs at least every 8th pick */
+#define POLICY_GLOBAL_EVERY 61       /* the global queue is served at least every 61st pick
+                                        (prime, as Go's: no lockstep with periodic work) */
 #define POLICY_STEAL_PAYOFF_US 1000  /* a steal must keep the thief busy this long */
 #define POLICY_BACKOFF_MIN_US 100    /* first wait after a steal that did not pay */
 #define POLICY_BACKOFF_MAX_US 6400   /* the longest (after 7 in a row) */
@@ -36,6 +38,8 @@ typedef struct {
     uint32_t ring;                /* processes in this scheduler's ring (and backlog) */
     int low_skips;                /* picks of normal work since a low process last ran
                                      while one was waiting */
+    int global_skips;             /* ring picks since the global queue was last served
+                                     while normal work waited there */
 } PickView;
 
 typedef enum {

@@ -187,7 +187,7 @@ static void collect(Cands *c, const char *text) {
             const char *f = atom_name(lm->functions[i].name, &flen);
             if (f[0] == '-' || strcmp(f, "module_info") == 0 || !has_prefix(f, flen, prefix, plen))
                 continue;
-            if (!export_get(mod, lm->functions[i].name, lm->functions[i].arity)->code) continue;
+            if (!export_code(export_get(mod, lm->functions[i].name, lm->functions[i].arity))) continue;
             int k = snprintf(buf, sizeof buf, "%.*s:%s(", (int)mlen, text, f);
             if (k > 0 && (size_t)k < sizeof buf) cand_add(c, buf, (size_t)k);
         }

@@ -31,6 +31,9 @@ static void test_pick(void) {
         { "low not yet its turn",                  { .ring = 2, .global_low = 1, .low_skips = POLICY_LOW_EVERY - 2 }, PICK_RING },
         { "low after 7 skips",                     { .ring = 2, .global_low = 1, .low_skips = POLICY_LOW_EVERY - 1 }, PICK_LOW },
         { "low's turn does not beat high",         { .global_high = 1, .global_low = 1, .low_skips = 50 }, PICK_HIGH },
+        { "global's turn comes after 60 ring picks", { .ring = 2, .global_normal = 1, .global_skips = POLICY_GLOBAL_EVERY - 1 }, PICK_GLOBAL },
+        { "global not yet its turn",               { .ring = 2, .global_normal = 1, .global_skips = POLICY_GLOBAL_EVERY - 2 }, PICK_RING },
+        { "global's turn does not beat a runnext", { .runnext = 1, .chain_left = 10, .global_normal = 1, .global_skips = 500 }, PICK_RUNNEXT },
         { "low's turn does not beat a runnext",    { .runnext = 1, .chain_left = 10, .global_low = 1, .low_skips = 50 }, PICK_RUNNEXT },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
@@ -48,6 +51,26 @@ static void test_low_not_starved(void) {
         else { CHECK_EQ(f, PICK_RING, "pick %d", pick); skips++; }
     }
     CHECK_EQ(lows, 80 / POLICY_LOW_EVERY, "low processes run once every %d picks", POLICY_LOW_EVERY);
+}
+
+/* Normal work handed to the global queue behind a ring that never empties
+ * (busy processes that yield go back into it) still runs, once every
+ * POLICY_GLOBAL_EVERY picks; low work waiting too keeps its own turn. */
+static void test_global_not_starved(void) {
+    int skips = 0, low_skips = 0, gap = 0, max_gap = 0, globals = 0, lows = 0;
+    for (int pick = 0; pick < 1000; pick++) {
+        PickView v = { .ring = 10, .global_normal = 1, .global_low = 1,
+                       .global_skips = skips, .low_skips = low_skips };
+        PickFrom f = policy_pick(&v);
+        gap++;
+        if (f == PICK_GLOBAL) { globals++; skips = 0; if (gap > max_gap) max_gap = gap; gap = 0; }
+        else if (f == PICK_LOW) { lows++; low_skips = 0; }
+        else { CHECK_EQ(f, PICK_RING, "pick %d", pick); skips++; low_skips++; }
+    }
+    /* the low turns taken meanwhile lengthen the wait a little, never more */
+    int bound = POLICY_GLOBAL_EVERY + POLICY_GLOBAL_EVERY / (POLICY_LOW_EVERY - 1) + 1;
+    CHECK_EQ(max_gap <= bound, 1, "handed-over work waited %d picks (bound %d)", max_gap, bound);
+    CHECK_EQ(globals > 0 && lows > 0, 1, "both ran (%d global, %d low)", globals, lows);
 }
 
 /* ---- where a runnable process goes ---- */
@@ -159,6 +182,7 @@ static void test_backoff(void) {
 int main(void) {
     test_pick();
     test_low_not_starved();
+    test_global_not_starved();
     test_place();
     test_wakes();
     test_steal_count();
