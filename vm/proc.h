@@ -92,7 +92,7 @@ Term make_ref_at(Term *hp, uint64_t n);
 uint64_t ref_number(Term ref);
 
 /* process_info on another process: asks pid (SIG_INFO) to send p its
- * answer as {Ref, Info}; -1 if pid is not alive. info_answer (bif_info.c)
+ * answer as {Ref, Info}; -1 if pid is not alive. info_answer (bif_introspection.c)
  * computes a process's own info when it handles the request. */
 int proc_info_request(Process *p, Term pid, Term items, int all, uint64_t ref);
 Term info_answer(Process *p, Term items, int all);

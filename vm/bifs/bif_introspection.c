@@ -1,5 +1,5 @@
-/* bif_info.c — introspection BIFs: process_info/1,2, statistics/1,
- * erlang:memory/0,1, erlang:system_info/1 and erlang:garbage_collect/1.
+/* bif_introspection.c — introspection BIFs: process_info/1,2, statistics/1,
+ * erlang:memory/0,1, erlang:system_info/1 and erlang:garbage_collect/0,1.
  *
  * Results have Erlang/OTP 25's shapes (key order, [] for an unregistered
  * registered_name, undefined for a dead process, badarg for bad items), so
@@ -330,7 +330,16 @@ Term bif_process_info_request_3(Process *p, Term *args) {
     return make_ref_at(heap_alloc(p, REF_WORDS), ref);
 }
 
-/* ---- garbage_collect/1 ---- */
+/* ---- garbage_collect/0,1 ---- */
+
+/* A full collection with x0..x(live-1) as roots. args may point into the
+ * old heap block afterwards: it is not touched again. */
+Term bif_garbage_collect_0(Process *p, Term *args) {
+    (void)args;
+    gc_full(p, p->live);
+    return AM_true;
+}
+
 
 /* Another process collects itself: a SIG_GC makes its scheduler collect
  * before it runs again (it knows its live registers then; we do not). */

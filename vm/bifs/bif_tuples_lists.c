@@ -1,4 +1,4 @@
-/* bif_data.c — tuples, lists and atoms: element/2, setelement/3, length/1,
+/* bif_tuples_lists.c — tuples, lists and atom/list conversions: element/2, setelement/3, length/1,
  * ++, --, atom_to_list/1, list_to_atom/1, tuple_to_list/1 and the rest.
  * Errors as Erlang's: badarg for a wrong type or a bad index, system_limit
  * for an atom longer than 255 characters. All walks over lists are loops.

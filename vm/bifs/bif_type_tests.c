@@ -1,4 +1,4 @@
-/* bif_types.c — type tests (is_integer/1 and friends). All are guard BIFs
+/* bif_type_tests.c — type tests (is_integer/1 and friends). All are guard BIFs
  * and never fail, except is_function/2 on a bad arity (badarg). */
 #include "bif.h"
 #include "atom.h"
