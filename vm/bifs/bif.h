@@ -10,7 +10,7 @@
 #ifndef MINI_BIF_H
 #define MINI_BIF_H
 
-#include "process.h"
+#include "heap.h"
 
 typedef Term (*BifFn)(Process *p, Term *args);
 

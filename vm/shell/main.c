@@ -141,7 +141,6 @@ int main(int argc, char **argv) {
     GC_INIT();
     atom_init();
     timer_init();
-    proc_init();
     module_init(argv[0]);
     int show_code = 0, noshell = 0;
     int schedulers = (int)sysconf(_SC_NPROCESSORS_ONLN), online = -1, smp = 1, async = 0;

@@ -1,0 +1,156 @@
+/* proc.c — the life of a process: spawn, exit and the exit reason, and
+ * references. The pid table is proc_table.c, registered names proc_names.c,
+ * messages and signals proc_signal.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <sys/time.h>
+
+#include "proc.h"
+#include "atom.h"
+#include "binary.h"
+#include "copy.h"
+#include "emulator.h"
+#include "heap.h"
+#include "module.h"
+#include "outbuf.h"
+#include "print.h"
+#include "sched.h"
+#include "unique.h"
+#include "bif_io.h"
+
+/* per-scheduler sequences: no counter shared between schedulers (unique.h) */
+uint64_t proc_new_ref(void) { return unique_next(); }
+
+Term make_ref_at(Term *hp, uint64_t n) {
+    hp[0] = make_header(1, BOXED_REF);
+    hp[1] = (Term)n;
+    return make_boxed(hp);
+}
+
+uint64_t ref_number(Term ref) { return (uint64_t)boxed_ptr(ref)[1]; }
+
+/* ---- spawn ---- */
+
+Term proc_spawn(Process *parent, Term module, Term fun, Term args, const SpawnOpts *o,
+                uint64_t *mon_ref) {
+    static const SpawnOpts plain = { .prio = PRIO_NORMAL };
+    if (!o) o = &plain;
+    int link = o->link, monitor = o->monitor;
+    Process *c = process_new_memory(o->min_heap > MIN_HEAP_SIZE ? o->min_heap : MIN_HEAP_SIZE);
+    if (!c) return THE_NON_VALUE;
+    mailbox_init(&c->mbox);
+    /* the table's reference (a lookup that read a slot when this record was
+     * another process's may already be counting: see slot_acquire) */
+    atomic_store_explicit(&c->refc, 1, memory_order_release);
+    c->reg_name = NIL;
+    c->prio = o->prio;             /* not inherited: Erlang's rule */
+    c->group_leader = parent ? parent->group_leader : NIL;
+    c->exit_reason = THE_NON_VALUE;
+    if (!proc_table_insert(c)) {
+        proc_release(c);
+        return THE_NON_VALUE;
+    }
+    /* the arguments (or the fun) are copied into the child's heap */
+    Export *e;
+    int arity;
+    Term *hp;
+    if (module == NIL) {
+        size_t n = copy_size(fun);
+        hp = heap_alloc(c, n);
+        c->x[0] = copy_term(fun, hp);
+        binary_adopt(c, hp, hp + n);
+        c->x[1] = NIL;
+        e = export_get(ATOM_TERM(erlang), ATOM_TERM(apply), 2);
+        arity = 2;
+        if (boxed_kind(fun) == BOXED_FUN) {
+            const FunEntry *fe = (const FunEntry *)boxed_ptr(fun)[1];
+            hp = heap_alloc(c, 4);
+            hp[0] = make_tuple_header(3); hp[1] = fe->module; hp[2] = fe->name;
+            hp[3] = make_small(fe->arity);
+            c->initial_call = make_boxed(hp);
+        }
+    } else {
+        arity = 0;
+        int n = 0;
+        for (Term l = args; is_list(l); l = list_tail(l)) n++;
+        if (!process_reserve_xsave(c, n)) {
+            fprintf(stderr, "mini: out of memory spawning a process\n");
+            abort();
+        }
+        for (Term l = args; is_list(l); l = list_tail(l)) {
+            size_t n = copy_size(list_head(l));
+            hp = heap_alloc(c, n);
+            c->x[arity++] = copy_term(list_head(l), hp);
+            binary_adopt(c, hp, hp + n);
+        }
+        e = export_get(module, fun, arity);
+        hp = heap_alloc(c, 4);
+        hp[0] = make_tuple_header(3); hp[1] = module; hp[2] = fun; hp[3] = make_small(arity);
+        c->initial_call = make_boxed(hp);
+    }
+    emulator_setup_call(c, e, arity);
+    if (parent && link) {
+        proc_link_add(parent, c->pid);
+        proc_link_add(c, parent->pid);
+    }
+    if (parent && monitor) {
+        uint64_t ref = proc_new_ref();
+        proc_monitor_add(parent, ref, c->pid, 1);
+        proc_monitor_add(c, ref, parent->pid, 0);
+        *mon_ref = ref;
+    }
+    /* once runnable, c may run, end and be freed on another scheduler:
+     * nothing of it may be touched after this */
+    Term pid = c->pid;
+    sched_spawned(parent, c);
+    return pid;
+}
+
+/* ---- exit ---- */
+
+Term proc_exception_reason(Process *p) {
+    if (p->exc_class == EXC_EXIT) return p->exc_reason;
+    Term reason = p->exc_reason;
+    if (p->exc_class == EXC_THROW) {
+        Term *hp = heap_alloc(p, 3);
+        hp[0] = make_tuple_header(2); hp[1] = ATOM_TERM(nocatch); hp[2] = reason;
+        reason = make_boxed(hp);
+    }
+    Term *hp = heap_alloc(p, 3);
+    hp[0] = make_tuple_header(2); hp[1] = reason;
+    hp[2] = p->exc_trace == THE_NON_VALUE ? NIL : p->exc_trace;
+    return make_boxed(hp);
+}
+
+static void error_report(Process *p, Term reason) {
+    OutBuf b;
+    ob_init(&b);
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    localtime_r(&tv.tv_sec, &tm);
+    static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    ob_printf(&b, "=ERROR REPORT==== %d-%s-%d::%02d:%02d:%02d.%06ld ===\n", tm.tm_mday,
+              months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec,
+              (long)tv.tv_usec);
+    ob_puts(&b, "Error in process ");
+    print_term(&b, p->pid, PRINT_WRITE);
+    ob_puts(&b, " with exit value:\n");
+    print_term(&b, reason, PRINT_PRINT);
+    ob_puts(&b, "\n\n");
+    io_write_err(b.buf, b.len);
+    ob_free(&b);
+}
+
+void proc_exit(Process *p, Term reason, int report) {
+    if (report) error_report(p, reason);
+    /* Gone from the table and the names before anyone hears of the death, so
+     * that whoever receives the 'DOWN' or 'EXIT' finds it dead. */
+    if (p->reg_name != NIL) proc_unregister(p->reg_name);
+    proc_table_remove(p);
+    proc_signal_exit(p, reason);
+    proc_release(p);
+}
