@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "gc.h"
+#include "fatal.h"
 #include "process.h"
 #include "binary.h"
 #include "pool.h"
@@ -51,8 +52,7 @@ void heap_init(void)
 
 static void out_of_memory(size_t words)
 {
-    fprintf(stderr, "mini: out of memory allocating %zu heap words\n", words);
-    abort();
+    FATAL("out of memory allocating %zu heap words", words);
 }
 
 /* Every fragment, a message's or a BIF's, comes from the block pool

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "map.h"
+#include "fatal.h"
 #include "atom.h"
 #include "binary.h"
 #include "compare.h"
@@ -53,7 +54,7 @@
 static void *xrealloc(void *p, size_t n)
 {
     void *r = realloc(p, n);
-    if (!r) { fputs("mini: out of memory (map hash)\n", stderr); abort(); }
+    if (!r) FATAL("out of memory for %zu bytes of a hash map build", n);
     return r;
 }
 

@@ -9,6 +9,7 @@
  * when that leaves enough room (cind/pp, OTP's names kept as comments).
  */
 #include "print.h"
+#include "fatal.h"
 #include "atom.h"
 #include "module.h"
 #include "binary.h"
@@ -146,7 +147,7 @@ static void put_uword(OutBuf *b, UWord v, int base, int lowercase) {
 static void put_big(OutBuf *b, Term t, int base, int lowercase) {
     size_t n = big_size(t);
     uint64_t *d = malloc(n * sizeof *d);
-    if (!d) abort();
+    if (!d) FATAL("out of memory printing a %zu-digit big integer", n);
     memcpy(d, big_digits(t), n * sizeof *d);
     uint64_t chunk = (uint64_t)base;
     int per = 1;
@@ -155,7 +156,7 @@ static void put_big(OutBuf *b, Term t, int base, int lowercase) {
                                 : "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
     size_t cap = n * 64 + 8, pos = cap;
     char *out = malloc(cap);
-    if (!out) abort();
+    if (!out) FATAL("out of memory for the text of a %zu-digit big integer", n);
     while (n > 0 && d[n - 1] == 0) n--;
     while (n > 0) {
         unsigned __int128 rem = 0;
@@ -395,7 +396,7 @@ static size_t pn_reserve(PCtx *c, size_t k) {
         size_t cap = c->cap ? c->cap : 64;
         while (cap < c->nnodes + k) cap *= 2;
         PNode *nn = realloc(c->nodes, cap * sizeof *nn);
-        if (!nn) { fputs("mini: out of memory (printer)\n", stderr); abort(); }
+        if (!nn) FATAL("out of memory for %zu nodes of the pretty printer", cap);
         c->nodes = nn;
         c->cap = cap;
     }

@@ -8,6 +8,7 @@
 #include <sys/time.h>
 
 #include "proc.h"
+#include "fatal.h"
 #include "atom.h"
 #include "binary.h"
 #include "copy.h"
@@ -75,10 +76,8 @@ Term proc_spawn(Process *parent, Term module, Term fun, Term args, const SpawnOp
         arity = 0;
         int n = 0;
         for (Term l = args; is_list(l); l = list_tail(l)) n++;
-        if (!process_reserve_xsave(c, n)) {
-            fprintf(stderr, "mini: out of memory spawning a process\n");
-            abort();
-        }
+        if (!process_reserve_xsave(c, n))
+            FATAL("out of memory for the %d arguments of a spawned process", n);
         for (Term l = args; is_list(l); l = list_tail(l)) {
             size_t n = copy_size(list_head(l));
             hp = heap_alloc(c, n);

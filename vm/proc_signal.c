@@ -30,21 +30,15 @@ static Term sig_from(const Message *m) { return m->mem[m->used]; }
 static uint64_t sig_ref(const Message *m) { return (uint64_t)m->mem[m->used + 1]; }
 #define SIG_WORDS 2
 
-static void no_memory(void)
-{
-    fprintf(stderr, "mini: out of memory for a message\n");
-    abort();
-}
-
 /* A plain message with room for `words` words of term data: a fragment, or
  * a bare record when the term is an immediate. */
 static Message *message_alloc(size_t words) {
     Message *m;
     if (words == 0) {
-        if (!(m = heap_bare_new())) no_memory();
+        if (!(m = heap_bare_new())) FATAL("out of memory for a message");
         m->size = 0;
     } else {
-        if (!(m = heap_frag_new(words))) no_memory();
+        if (!(m = heap_frag_new(words))) FATAL("out of memory for a message of %zu words", words);
     }
     m->next = NULL;
     m->used = words;

@@ -43,6 +43,7 @@
 #include <errno.h>
 
 #include "sched.h"
+#include "fatal.h"
 #include "atom.h"
 #include "proc.h"
 #include "emulator.h"
@@ -50,6 +51,7 @@
 #include "timer.h"
 #include "gc.h"
 #include "sched_policy.h"
+#include "smp.h"
 
 #define MAX_SCHEDULERS 64
 #define RUNQ_SIZE 256                /* a power of two */
@@ -164,7 +166,7 @@ static void global_put(Process *p) {
     pthread_mutex_lock(&global_lock);
     p->next_run = NULL;
     if (global_tail[pr]) global_tail[pr]->next_run = p;
-    else __atomic_store_n(&global_head[pr], p, __ATOMIC_RELAXED);
+    else smp_store_relaxed(&global_head[pr], p);
     global_tail[pr] = p;
     atomic_fetch_add(&global_count, 1);
     pthread_mutex_unlock(&global_lock);
@@ -174,7 +176,7 @@ static void global_put(Process *p) {
 static Process *global_take_locked(int prio) {
     Process *p = global_head[prio];
     if (p) {
-        __atomic_store_n(&global_head[prio], p->next_run, __ATOMIC_RELAXED);
+        smp_store_relaxed(&global_head[prio], p->next_run);
         if (!p->next_run) global_tail[prio] = NULL;
         atomic_fetch_sub(&global_count, 1);
     }
@@ -202,7 +204,7 @@ static Process *global_take(int prio) {
 
 static int global_has(int prio) {
     return atomic_load_explicit(&global_count, memory_order_relaxed) > 0 &&
-           __atomic_load_n(&global_head[prio], __ATOMIC_RELAXED) != NULL;
+           smp_load_relaxed(&global_head[prio]) != NULL;
 }
 
 /* ---- the local ring (owner puts and gets, thieves steal) ---- */
@@ -568,7 +570,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
             return p;
         }
         if (timer_pending() && timer_next_due() == 0) break;
-        for (int i = 0; i < pauses; i++) __builtin_ia32_pause();
+        for (int i = 0; i < pauses; i++) cpu_relax();
         if (pauses < SPIN_PAUSES_MAX) pauses *= 2;
     }
     if (spinning) atomic_fetch_sub(&nspinning, 1);
@@ -656,10 +658,8 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
         p->x = s->xregs;
         r = emulator_run(p);
         int live = r == RUN_YIELD || r == RUN_WAIT ? p->arity : 0;
-        if (live > p->xsave_cap && !process_reserve_xsave(p, live)) {
-            fprintf(stderr, "mini: out of memory saving registers\n");
-            abort();
-        }
+        if (live > p->xsave_cap && !process_reserve_xsave(p, live))
+            FATAL("out of memory saving %d registers of a descheduled process", live);
         memcpy(p->xsave, s->xregs, sizeof(Term) * (size_t)live);
         p->x = p->xsave;
         current = NULL;

@@ -25,9 +25,11 @@
 #include <time.h>
 
 #include "timer.h"
+#include "fatal.h"
 #include "timer_wheel.h"
 #include "unique.h"
 #include "proc.h"
+#include "smp.h"
 
 #define MAX_SETS 64
 #define REF_BUCKETS 1024
@@ -74,7 +76,7 @@ void timer_init(void) {
 
 static TimerSet *set_new(void) {
     TimerSet *s = aligned_alloc(64, (sizeof(TimerSet) + 63) / 64 * 64);
-    if (!s) { fprintf(stderr, "mini: out of memory for timers\n"); abort(); }
+    if (!s) FATAL("out of memory for a scheduler's timer wheel");
     uint64_t now = timer_now_us();
     tw_init(&s->tmo, now);
     tw_init(&s->msg, now);
@@ -88,7 +90,7 @@ static TimerSet *set_new(void) {
 }
 
 void timer_sched_start(int id) {
-    if (id < 0 || id >= MAX_SETS) abort();
+    ASSERT(id >= 0 && id < MAX_SETS);
     TimerSet *s = atomic_load(&sets[id]);
     if (!s) {
         s = set_new();
@@ -131,7 +133,7 @@ Timer *timer_add_timeout(uint64_t ms, Term pid, uint64_t ref) {
     Timer *t = s->free_tmo;
     if (t) s->free_tmo = t->ref_next;
     else {
-        if (!(t = malloc(sizeof *t))) { fprintf(stderr, "mini: out of memory for timers\n"); abort(); }
+        if (!(t = malloc(sizeof *t))) FATAL("out of memory for a receive timeout");
         t->set = s;
     }
     t->ref = ref;
@@ -165,7 +167,7 @@ void timer_cancel_timeout(Timer *t, uint64_t ref) {
 void timer_add_message(uint64_t ms, Term dest, Message *m, uint64_t ref) {
     TimerSet *s = here();
     Timer *t = malloc(sizeof *t);
-    if (!t) { fprintf(stderr, "mini: out of memory for timers\n"); abort(); }
+    if (!t) FATAL("out of memory for a timer (send_after/start_timer)");
     t->set = s;
     t->ref = ref;
     t->dest = dest;
@@ -308,7 +310,7 @@ int timer_poll_near(void) {
     if (w <= 0 || w > WAKE_EARLY_US) return 0;
     uint64_t due = timer_now_us() + (uint64_t)w;
     while (timer_now_us() < due)
-        for (int i = 0; i < 16; i++) __builtin_ia32_pause();
+        for (int i = 0; i < 16; i++) cpu_relax();
     return 1;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "bif.h"
+#include "fatal.h"
 #include "term_build.h"
 #include "atom.h"
 #include "map.h"
@@ -17,7 +18,7 @@
 
 static void *xmalloc(size_t n) {
     void *r = malloc(n ? n : 1);
-    if (!r) { fputs("mini: out of memory (maps)\n", stderr); abort(); }
+    if (!r) FATAL("out of memory for %zu bytes of map work space", n);
     return r;
 }
 
