@@ -330,7 +330,7 @@ static Term *scan(Gc *g, Term *s, Term *const *top)
                 s += 3;
                 break;
             default:
-                gc_fatal("cannot collect this kind of object yet (refc/sub binary or map)", w);
+                gc_fatal("a header of no known kind", w);
             }
         }
     }

@@ -60,7 +60,7 @@ static void *xrealloc(void *p, size_t n)
 
 /* ---- BEAM's words for immediates ---- */
 
-/* A stand-in for an atom's index in OTP's atom table (see the top): FNV-1a
+/* What Mini uses for an atom's index in OTP's atom table (see the top): FNV-1a
  * of its text, so that the order does not depend on Mini's table either. */
 static uint64_t atom_number(Term a)
 {

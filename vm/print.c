@@ -14,18 +14,13 @@
 #include "module.h"
 #include "binary.h"
 #include "map.h"
+#include "num_text.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__has_include)
-#if __has_include("num_text.h")
-#include "num_text.h"
-#define HAVE_NUM_TEXT 1
-#endif
-#endif
 
 /* ------------------------------------------------------------------ */
 /* characters, atoms, strings                                          */
@@ -190,51 +185,9 @@ void print_integer(OutBuf *b, Term i, int base, int lowercase) {
     put_big(b, i, base, lowercase);
 }
 
-#ifndef HAVE_NUM_TEXT
-/* Fallback until num_text.c lands: the shortest digits that read back as
- * the same double, laid out as Erlang's float_to_list(F, [short]) does
- * (decimal unless scientific notation is shorter). */
-static void shortest_float(double d, char *buf, size_t size) {
-    char tmp[64], digits[32];
-    int exp10 = 0, nd = 0;
-    const char *sign = signbit(d) ? "-" : "";
-    if (d == 0) { snprintf(buf, size, "%s0.0", sign); return; }
-    double a = fabs(d);
-    for (int p = 1; p <= 17; p++) {
-        snprintf(tmp, sizeof tmp, "%.*e", p - 1, a);
-        if (strtod(tmp, NULL) == a || p == 17) break;
-    }
-    for (const char *c = tmp; *c && *c != 'e'; c++)
-        if (*c >= '0' && *c <= '9') digits[nd++] = *c;
-    exp10 = atoi(strchr(tmp, 'e') + 1);
-    while (nd > 1 && digits[nd - 1] == '0') nd--;
-    digits[nd] = 0;
-    char sci[64], dec[400];
-    snprintf(sci, sizeof sci, "%s%c.%se%d", sign, digits[0], nd > 1 ? digits + 1 : "0", exp10);
-    size_t k = 0;
-    k += (size_t)snprintf(dec, sizeof dec, "%s", sign);
-    if (exp10 >= 0) {
-        for (int i = 0; i <= exp10; i++) dec[k++] = i < nd ? digits[i] : '0';
-        dec[k++] = '.';
-        if (nd > exp10 + 1) for (int i = exp10 + 1; i < nd; i++) dec[k++] = digits[i];
-        else dec[k++] = '0';
-    } else {
-        dec[k++] = '0'; dec[k++] = '.';
-        for (int i = 0; i < -exp10 - 1; i++) dec[k++] = '0';
-        for (int i = 0; i < nd; i++) dec[k++] = digits[i];
-    }
-    dec[k] = 0;
-    snprintf(buf, size, "%s", strlen(sci) < strlen(dec) ? sci : dec);
-}
-#endif
-
 void print_float(OutBuf *b, double d) {
-    char buf[512];
-#ifdef HAVE_NUM_TEXT
+    char buf[FLOAT_SHORTEST_MAX];
     float_format_shortest(d, buf, sizeof buf);
-#else
-    shortest_float(d, buf, sizeof buf);
-#endif
     ob_puts(b, buf);
 }
 

@@ -53,7 +53,6 @@
 #include "sched_policy.h"
 #include "smp.h"
 
-#define MAX_SCHEDULERS 64
 #define RUNQ_SIZE 256                /* a power of two */
 #define SPIN_US 1000                 /* an idle scheduler spins this long, then sleeps */
 /* the rules' constants (lone streak, grace periods, surplus, back-off) are
@@ -65,15 +64,15 @@
  * every wake-up. Each group gets its own cache line, so that a spinning
  * thief does not slow the owner down by pulling its lines away. */
 struct Scheduler {
-    _Alignas(64) _Atomic uint32_t head; /* next slot to take (owner and thieves) */
+    _Alignas(CACHE_LINE) _Atomic uint32_t head; /* next slot to take (owner and thieves) */
     _Atomic uint32_t tail;           /* next free slot (owner only writes) */
     _Atomic int lone_streak;         /* picks from the ring in a row that left
                                         work queued behind (owner writes) */
     _Atomic uint64_t last_spawn_us;  /* when a slice that spawned last ended
                                         (owner writes, once per such slice) */
-    _Alignas(64) _Atomic(Process *) runnext;
-    _Alignas(64) _Atomic(uintptr_t) ring[RUNQ_SIZE];   /* Process *, | FRESH */
-    _Alignas(64) int id;
+    _Alignas(CACHE_LINE) _Atomic(Process *) runnext;
+    _Alignas(CACHE_LINE) _Atomic(uintptr_t) ring[RUNQ_SIZE];   /* Process *, | FRESH */
+    _Alignas(CACHE_LINE) int id;
     /* as a thief: the runnext it last saw, where, and since when (the owner
      * pays no clock reading per wake-up; the spinning thief does) */
     LoneWatch watch;

@@ -20,6 +20,11 @@
 
 #include <stdatomic.h>
 
+/* The unit the caches share data in on the machines Mini runs on (x86-64
+ * and AArch64 cores): data written by different threads is kept this far
+ * apart, so that a write by one does not steal the line from another. */
+#define CACHE_LINE 64
+
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -10,7 +10,7 @@
  * might run. As in OTP, process_info on another process is therefore a
  * request signal: erlang:process_info/1,2 (stdlib/erlang.mini) sends it with
  * '$process_info_request'/3 and waits for the reply; the target answers it
- * itself when it next drains its inbox (info_answer, called from proc.c), so
+ * itself when it next drains its inbox (info_answer, called from proc_signal.c), so
  * the answer also reflects every signal the caller sent it before (an unlink,
  * messages), in order. A target that dies first answers `undefined` from its
  * exit path. On oneself, '$process_info'/1,2 answer directly.

@@ -5,7 +5,6 @@
 #include "module.h"
 #include "binary.h"
 
-#define BOOL(c) ((c) ? AM_true : AM_false)
 
 Term bif_is_integer_1(Process *p, Term *args) { (void)p; return BOOL(is_integer(args[0])); }
 Term bif_is_float_1(Process *p, Term *args) { (void)p; return BOOL(is_float(args[0])); }
