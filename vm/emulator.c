@@ -835,7 +835,7 @@ L_recv_set:
         }                                                                   \
         Term small_[16];                                                    \
         Term *kv_ = n_ <= 16 ? small_ : malloc(n_ * sizeof(Term));          \
-        if (!kv_) FATAL("out of memory for %zu map pairs", (size_t)n_);      \
+        if (!kv_) FATAL("out of memory for %zu words of map pairs", (size_t)n_); \
         for (UWord i_ = 0; i_ < n_; i_++) kv_[i_] = SRC(pc[5 + i_]);        \
         Term missing_ = NIL;                                                \
         Term r_ = map_put_pairs(p, m_, kv_, n_ / 2, (exact), &missing_);    \
