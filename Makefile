@@ -12,7 +12,12 @@ MODE ?= release
 CC ?= cc
 BUILD := build/$(MODE)$(if $(GC_STRESS),-gcstress)$(if $(SAN),-san)$(if $(TSAN),-tsan)
 
-CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -pthread -DGC_THREADS -MMD -MP -iquote compiler -iquote vm -iquote $(BUILD)/gen
+# The runtime's core is vm/ itself; its rooms are vm/bifs (the built-in
+# functions), vm/shell (the shell and the `mini` command), vm/io (async
+# threads and ports) and vm/dist (networking and distribution).
+VM_DIRS := vm vm/bifs vm/shell vm/io vm/dist
+CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -pthread -DGC_THREADS -MMD -MP -iquote compiler \
+                 $(addprefix -iquote ,$(VM_DIRS)) -iquote $(BUILD)/gen
 ifeq ($(MODE),debug)
   CFLAGS_MODE := -O0 -g
 else
@@ -33,8 +38,8 @@ CFLAGS += $(CFLAGS_COMMON) $(CFLAGS_MODE)
 LDLIBS := -lgc -lreadline -lm -pthread
 
 GEN_SRCS := $(BUILD)/gen/lexer.c $(BUILD)/gen/parser.c
-SRCS := $(wildcard compiler/*.c) $(wildcard vm/*.c)
-LIB_SRCS := $(filter-out vm/main.c,$(SRCS))
+SRCS := $(wildcard compiler/*.c) $(foreach d,$(VM_DIRS),$(wildcard $(d)/*.c))
+LIB_SRCS := $(filter-out vm/shell/main.c,$(SRCS))
 OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS)) $(BUILD)/gen/lexer.o $(BUILD)/gen/parser.o
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
@@ -44,7 +49,7 @@ BIN := bin/mini$(if $(filter-out build/release,$(BUILD)),-$(notdir $(BUILD)))
 .PHONY: all run test unit check-gc check-smp check-asan check-tsan clean deps bench
 all: $(BIN)
 
-$(BIN): $(BUILD)/vm/main.o $(BUILD)/libmini.a
+$(BIN): $(BUILD)/vm/shell/main.o $(BUILD)/libmini.a
 	@mkdir -p bin
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -5,7 +5,7 @@ Reads the raw rows (pattern,payload,size,config,run,value,unit,checksum; lines
 starting with '#' are the run's header), takes the median of each cell's runs
 per configuration and prints Markdown: the medians (ms), the ratio grids
 (rows = patterns, columns = payloads) of Mini +S 2 / +S 1 and Mini +S 2 /
-erl +S 2, and the issue's checks, each marked met / NOT met with the cells
+erl +S 2, and the targets, each marked met / NOT met with the cells
 that miss it. A ratio is the median over rounds of the ratio of the two
 configurations' runs in the same round (see Matrix.ratio). Standard library
 only.
@@ -180,7 +180,7 @@ def report(m):
             P(ratio_grid(m, a, b))
             P("")
 
-    P("### checks (the issue's targets, on this run)\n")
+    P("### checks (the targets, on this run)\n")
     cells = m.cells()
     label = lambda p, pl: p if pl == "none" else "%s/%s" % (p, pl)  # noqa: E731
     check(out, "Mini +S 2 never slower than +S 1 by more than 5% (+S 2 / +S 1 <= 1.05)",

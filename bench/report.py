@@ -3,7 +3,7 @@
 
 Reads the raw rows (workload,param,config,run,value,unit; lines starting with
 '#' are the run's header), takes the median of each measurement over its runs
-and prints one Markdown table per workload with the ratios the issues ask for,
+and prints one Markdown table per workload with the ratios the targets are stated in,
 then the list of targets, each marked met / NOT met / not measured.
 Only numbers that are in the csv are printed. Standard library only.
 """

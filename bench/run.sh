@@ -2,7 +2,7 @@
 # bench/run.sh [quick] -- runs every benchmark workload on Mini (+S 1, +S 2,
 # -smp disable) and the same programs on Erlang/OTP (erl +S 1, +S 2) when erl is
 # installed, and fib on lua5.4; each measurement is repeated (5 runs, 3 in quick
-# mode) and the median is reported, with the ratios the issues ask for.
+# mode) and the median is reported, with the ratios the targets are stated in.
 #
 #   bench/run.sh            full sizes, 5 runs each   (make bench)
 #   bench/run.sh quick      smaller sizes where the ratio does not need them, 3 runs

@@ -55,7 +55,7 @@ typedef enum {
     E_GENERATOR,  /* a <- b (pattern a, list expression b), only in E_LC;
                      with bitgen set, a <= b (a binary pattern, b a
                      bitstring expression: a bit-string generator)         */
-    /* data types issue: records, maps, binaries */
+    /* records, maps, binaries */
     E_RECORD,     /* #name{field = V, ...}: name, fields; a = NULL          */
     E_RECORD_UPDATE, /* a#name{field = V, ...}                             */
     E_RECORD_FIELD,  /* a#name.field  (a == NULL: #name.field, the index)   */

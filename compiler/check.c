@@ -689,7 +689,7 @@ int check_module(Module *m)
     return c.ndiags;
 }
 
-/* The shell (vm/shell_eval.c): checks a body of expressions against a module
+/* The shell (vm/shell/shell_eval.c): checks a body of expressions against a module
  * holding no functions, with `bound` already bound. Prints the errors like
  * check_module; returns their number. On return, after and nafter give the names bound
  * (and safe) once the body has run, so the shell can keep them. */

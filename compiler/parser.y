@@ -643,7 +643,7 @@ static int nest_is_sep(int k)
     return 0;
 }
 
-/* total = open brackets + operators not yet closed by a separator, an upper
+/* total = open brackets + operators still open (no separator closed them), an upper
  * bound on how deep the tree under construction can get. */
 static int parse_nest_step(ParseState *ps, int i)
 {

@@ -11,7 +11,7 @@
 #ifndef MINI_ARITH_H
 #define MINI_ARITH_H
 
-#include "process.h"
+#include "heap.h"
 
 /* Largest big integer, in 64-bit digits (about 2^30 bits): beyond it an
  * operation raises system_limit instead of exhausting memory. */

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "atom.h"
+#include "fatal.h"
 
 /* Erlang's default limit on the number of atoms (+t): atoms are never
  * collected, so a program making atoms from input must hit a wall. */
@@ -65,10 +66,7 @@ static uint32_t hash_text(const char *s, size_t len)
 static void *gc_alloc_or_die(size_t bytes)
 {
     void *m = GC_MALLOC(bytes);
-    if (!m) {
-        fprintf(stderr, "mini: out of memory in the atom table\n");
-        abort();
-    }
+    if (!m) FATAL("out of memory in the atom table (%zu bytes)", bytes);
     return m;
 }
 
@@ -135,8 +133,7 @@ static void init_table(void)
         size_t len = strlen(preloaded[i]);
         uint32_t h = hash_text(preloaded[i], len);
         if (find(preloaded[i], len, h)) {
-            fprintf(stderr, "mini: atoms.def lists \"%s\" twice\n", preloaded[i]);
-            abort();
+            FATAL("atoms.def lists \"%s\" twice", preloaded[i]);
         }
         insert(preloaded[i], len, h);
     }

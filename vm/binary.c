@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "binary.h"
+#include "fatal.h"
 #include "iolist.h"
 #include "arith.h"
 #include "atom.h"
@@ -312,7 +313,7 @@ static void put_integer(unsigned char *dst, size_t pos, Term v, size_t n, int li
         return;
     size_t nb = (n + 7) / 8;
     unsigned char small[16], *le = nb <= sizeof small ? small : malloc(nb);
-    if (!le) { fputs("mini: out of memory building a binary\n", stderr); abort(); }
+    if (!le) FATAL("out of memory for a %zu-byte integer segment of a binary", nb);
     integer_le_bytes(v, le, nb);
     size_t r = n - 8 * (nb - 1);               /* bits in the top byte: 1..8 */
     if (little) {
@@ -363,7 +364,7 @@ static Term get_integer(Process *p, const unsigned char *src, size_t pos, size_t
     size_t nb = (n + 7) / 8, nd = (nb + 7) / 8;
     uint64_t *d = calloc(nd, sizeof *d);
     unsigned char *le = calloc(nd * 8, 1);
-    if (!d || !le) { fputs("mini: out of memory matching a binary\n", stderr); abort(); }
+    if (!d || !le) FATAL("out of memory for a %zu-byte integer segment matched in a binary", nb);
     size_t r = n - 8 * (nb - 1);
     if (little) {
         for (size_t k = 0; k < n / 8; k++)

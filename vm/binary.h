@@ -102,8 +102,8 @@ void binary_release(Binary *b);
 size_t binary_total_bytes(void);
 
 /* ---- MSO list maintenance (collector, copy, process lifetime) ---- */
-/* copy.c copied a ProcBin to dst: count the new reference (dst is not yet
- * on any list). */
+/* copy.c copied a ProcBin to dst: count the new reference (dst is on no
+ * MSO list: binary_adopt links it once the copy has an owner). */
 void binary_copied(Term *dst);
 /* [from, to) was just filled by copy_term and now belongs to p (a message
  * fragment taken by p, or spawn's arguments): put its ProcBins on p's list. */

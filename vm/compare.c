@@ -1,5 +1,6 @@
 /* compare.c — Erlang's term order (see compare.h). */
 #include "compare.h"
+#include "fatal.h"
 #include "arith.h"
 #include "atom.h"
 #include "bignum.h"
@@ -115,10 +116,7 @@ static void push(Stack *s, Term a, Term b)
     if (s->sp == s->cap) {
         size_t ncap = s->cap * 2;
         Pair *n = s->st == s->buf ? malloc(ncap * sizeof *n) : realloc(s->st, ncap * sizeof *n);
-        if (!n) {
-            fprintf(stderr, "mini: out of memory comparing terms\n");
-            abort();
-        }
+        if (!n) FATAL("out of memory for the work stack of a term comparison (%zu pairs)", ncap);
         if (s->st == s->buf)
             memcpy(n, s->buf, s->sp * sizeof *n);
         s->st = n;

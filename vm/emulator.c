@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "emulator.h"
+#include "fatal.h"
 #include "term_build.h"
 #include "opcodes.h"
 #include "atom.h"
@@ -205,7 +206,7 @@ RunResult emulator_run(Process *p) {
 
 L_label: L_line:
     /* removed by the loader */
-    abort();
+    UNREACHABLE();
 
 L_func_info: {
     int a = (int)pc[3];
@@ -626,7 +627,7 @@ L_bs_create: {
         LOAD_E();                                /* the stack moved */
     }
     Term small_ops[96], *ops = n <= 96 ? small_ops : malloc(n * sizeof(Term));
-    if (!ops) { fputs("mini: out of memory\n", stderr); abort(); }
+    if (!ops) FATAL("out of memory for %zu operands of a bit-syntax construction", (size_t)n);
     for (UWord i = 0; i < n; i++) ops[i] = SRC(pc[5 + i]);
     Term r = bs_create(p, ops, n);
     if (ops != small_ops) free(ops);
@@ -834,7 +835,7 @@ L_recv_set:
         }                                                                   \
         Term small_[16];                                                    \
         Term *kv_ = n_ <= 16 ? small_ : malloc(n_ * sizeof(Term));          \
-        if (!kv_) abort();                                                  \
+        if (!kv_) FATAL("out of memory for %zu words of map pairs", (size_t)n_); \
         for (UWord i_ = 0; i_ < n_; i_++) kv_[i_] = SRC(pc[5 + i_]);        \
         Term missing_ = NIL;                                                \
         Term r_ = map_put_pairs(p, m_, kv_, n_ / 2, (exact), &missing_);    \

@@ -2,6 +2,7 @@
  * (the same field, precision and padding rules, the same float layouts,
  * and badarg wherever OTP has no matching clause). */
 #include "format.h"
+#include "fatal.h"
 #include "print.h"
 #include "atom.h"
 #include "binary.h"
@@ -111,7 +112,7 @@ static int float_data(double d, char *ds, int *e) {
 static int float_man(const char *ds, int nd, int i, int dc, OutBuf *out) {
     int tot = i + dc;
     char *r = malloc((size_t)tot + 1);
-    if (!r) abort();
+    if (!r) FATAL("out of memory formatting a float (%d digits)", tot);
     for (int k = 0; k < tot; k++) r[k] = k < nd ? ds[k] : '0';
     int carry = tot < nd && ds[tot] >= '5';
     for (int k = tot - 1; k >= 0 && carry; k--) {
@@ -240,7 +241,7 @@ static int list_to_array(Term l, Term **out, size_t *n) {
     for (t = l; is_list(t); t = list_tail(t)) k++;
     if (!is_nil(t)) return -1;
     Term *v = malloc((k ? k : 1) * sizeof *v);
-    if (!v) abort();
+    if (!v) FATAL("out of memory for %zu format arguments", k);
     k = 0;
     for (t = l; is_list(t); t = list_tail(t)) v[k++] = list_head(t);
     *out = v;
@@ -403,7 +404,7 @@ int format_run(OutBuf *b, Term fmt, Term args) {
     if (is_atom(fmt)) {
         size_t n; const char *s = atom_name(fmt, &n);
         fc = malloc((n ? n : 1) * sizeof *fc);
-        if (!fc) abort();
+        if (!fc) FATAL("out of memory for a format string of %zu characters", n);
         for (size_t i = 0; i < n; i++) fc[i] = (unsigned char)s[i];
         nf = n;
     } else if (is_binary(fmt)) {             /* binaries: UTF-8 text (binary.c) */

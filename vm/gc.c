@@ -66,6 +66,8 @@
 #include <string.h>
 
 #include "gc.h"
+#include "fatal.h"
+#include "smp.h"
 #include "binary.h"
 
 #ifndef GC_STRESS
@@ -103,9 +105,7 @@ typedef struct Gc {
 
 static void gc_fatal(const char *what, Term word)
 {
-    fprintf(stderr, "mini: garbage collector: %s (word 0x%llx)\n", what,
-            (unsigned long long)word);
-    abort();
+    FATAL("garbage collector: %s (word 0x%llx)", what, (unsigned long long)word);
 }
 
 size_t gc_next_heap_size(size_t words)
@@ -330,7 +330,7 @@ static Term *scan(Gc *g, Term *s, Term *const *top)
                 s += 3;
                 break;
             default:
-                gc_fatal("cannot collect this kind of object yet (refc/sub binary or map)", w);
+                gc_fatal("a header of no known kind", w);
             }
         }
     }
@@ -429,8 +429,10 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     /* Fragments in the message arena are marked; the others are listed. On
      * the way the list is turned oldest first, the order they are freed in at
      * the end (heap_free_frags says why; done here, it costs no second walk). */
-    uintptr_t alo = __atomic_load_n(&pool_arena_lo, __ATOMIC_RELAXED);
-    uintptr_t ahi = alo ? __atomic_load_n(&pool_arena_hi, __ATOMIC_RELAXED) : 0;
+    /* pool.c publishes hi (and the chunk table pool_arena_frag reads) by
+     * storing lo with release: lo is read with acquire, or they may be stale */
+    uintptr_t alo = smp_load_acquire(&pool_arena_lo);
+    uintptr_t ahi = alo ? smp_load_relaxed(&pool_arena_hi) : 0;
     size_t frag_used = 0, nfrags = 0;
     HeapFrag *oldest_first = NULL;
     for (HeapFrag *f = p->mbuf, *next; f; f = next) {

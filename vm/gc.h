@@ -1,4 +1,4 @@
-/* gc.h — the per-process garbage collector and heap-fragment helpers.
+/* gc.h — the per-process garbage collector.
  *
  * THE INVARIANT. At every call of gc_ensure()/gc_full()/gc_collect(), every
  * term the process will use again is reachable from the roots, and the roots
@@ -30,11 +30,15 @@
 
 /* Include this one as "gc.h"; <gc.h> is Boehm's (the Makefile passes our
  * directories with -iquote, so they never shadow system headers). */
-#include "process.h"
+#include "heap.h"
 #include "pool.h"
 
-/* gc_ensure, gc_full, heap_alloc, process_new_memory and
- * process_free_memory are declared in process.h. */
+/* Makes sure `need` words are free between htop and stop, collecting (with
+ * x0..x(live-1) as roots) if not. Returns reductions spent (for the budget). */
+UWord gc_ensure(Process *p, size_t need, int live);
+
+/* A full collection now (erlang:garbage_collect/0). */
+void gc_full(Process *p, int live);
 
 /* Collects now, even if there is room: a minor collection, unless a major
  * one is due (old heap full, max_gen_gcs minors since the last major) or
@@ -71,36 +75,5 @@ static inline size_t gc_stack_size(const Process *p)
 {
     return (size_t)(p->hend - p->stop);
 }
-
-/* Heap fragments outside a process (a message in flight is built in one).
- * heap_frag_new returns NULL when out of memory; the caller sets f->used.
- * heap_attach_frag hangs a fragment (or a chain linked by `next`) on a
- * process: from then on the process owns it, its terms may be stored in the
- * process's roots or heap, and the next collection copies what is live and
- * frees it. heap_frag_free frees a fragment and the rest of its chain, in
- * chain order; heap_free_frags frees all of a process's, oldest first
- * (heap.c says why). */
-HeapFrag *heap_frag_new(size_t words);
-
-/* Sets the C allocator's policy for process memory; main() calls it first. */
-void heap_init(void);
-
-/* A pooled block of HEAP_BARE_BYTES, recycled like message fragments: a
- * Message record with no words of its own, for a message whose term is an
- * immediate (a flood of atoms is a million of them). The caller sets its
- * size to 0. NULL when out of memory. */
-#define HEAP_BARE_BYTES 32
-void *heap_bare_new(void);
-void heap_bare_free(void *b);
-
-/* Every fragment is a block of the pool (pool.h), and most lie in its
- * message arena, where pool_arena_frag finds a block from an address.
- * During a collection, the fragments the process owns carry FRAG_IN_GC in
- * their size, so that a pointer into another block of the arena (a queued
- * message's, say) is told apart. */
-#define FRAG_IN_GC ((uint32_t)1 << 31)
-void heap_attach_frag(Process *p, HeapFrag *f);
-void heap_frag_free(HeapFrag *f);
-void heap_free_frags(Process *p);
 
 #endif

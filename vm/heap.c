@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "gc.h"
+#include "fatal.h"
 #include "process.h"
 #include "binary.h"
 #include "pool.h"
@@ -51,8 +52,7 @@ void heap_init(void)
 
 static void out_of_memory(size_t words)
 {
-    fprintf(stderr, "mini: out of memory allocating %zu heap words\n", words);
-    abort();
+    FATAL("out of memory allocating %zu heap words", words);
 }
 
 /* Every fragment, a message's or a BIF's, comes from the block pool
@@ -160,7 +160,7 @@ Term *heap_alloc(Process *p, size_t words)
  * pages at every spawn. The blocks stay ordinary malloc blocks, so the
  * collector may free a cached first heap with free() when it replaces it.
  * Process records, though, are never freed: a sender may still count a
- * reference on a record after its process exited (proc.c, slot_acquire),
+ * reference on a record after its process exited (proc_table.c, slot_acquire),
  * so a record stays a record, its refc at zero until it is reused. */
 enum { CACHE_PROCESS, CACHE_HEAP, NCACHES };
 #define BLOCK_BATCH 64

@@ -6,6 +6,7 @@
  * long as anything (the module) points at the outer one; Boehm recognises
  * the tagged term words as interior pointers. */
 #include "literal.h"
+#include "fatal.h"
 #include "bignum.h"
 
 #include <gc.h>
@@ -15,8 +16,7 @@
 
 static void *oom(size_t words)
 {
-    fprintf(stderr, "mini: out of memory allocating %zu words of literals\n", words);
-    abort();
+    FATAL("out of memory allocating %zu words of literals", words);
 }
 
 Term *lit_alloc(size_t words)

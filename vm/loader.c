@@ -1,7 +1,7 @@
 /* loader.c — from a CodeModule (compiler/bytecode.h) to threaded code.
  *
- * Two passes over the generated words. The first finds where each label
- * lands once the pseudo-instructions (label, line) are dropped, and builds
+ * Two passes over the generated words. The first finds the address of each
+ * label once the pseudo-instructions (label, line) are dropped, and builds
  * the line table from the `line` markers. The second writes the final code:
  * each opcode number becomes the address of its handler in the emulator
  * (computed-goto dispatch), and each operand is linked according to its

@@ -67,12 +67,6 @@ int mailbox_try_wait(Mailbox *mb) {
                                                    memory_order_acq_rel, memory_order_acquire);
 }
 
-void mailbox_stop_waiting(Mailbox *mb) {
-    Message *expected = MAILBOX_WAITING;
-    atomic_compare_exchange_strong_explicit(&mb->inbox, &expected, NULL, memory_order_acq_rel,
-                                            memory_order_acquire);
-}
-
 Message *mailbox_close(Mailbox *mb) {
     Message *head = atomic_exchange_explicit(&mb->inbox, MAILBOX_CLOSED, memory_order_acq_rel);
     if (head == MAILBOX_WAITING || head == MAILBOX_CLOSED) head = NULL;

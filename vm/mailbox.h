@@ -47,7 +47,7 @@ typedef enum {
  * there, and the next collection copies what is live out of it. A queued
  * string "x" is 48 bytes (the record, a cons); a message whose term is an
  * immediate is the record alone, a bare 32-byte block with size 0. A
- * signal's sender and number (sig_from, sig_ref in proc.c) sit just past
+ * signal's sender and number (sig_from, sig_ref in proc_signal.c) sit just past
  * its term's words, so messages do not pay for them. `bins` says whether
  * the words may hold ProcBins (binary.h), which must join the receiver's
  * list when it takes the message: the copier, which visits every word
@@ -83,7 +83,7 @@ static inline Message *message_list_reversed(Message *m)
 #define MAILBOX_CLOSED ((Message *)2)
 
 typedef struct Mailbox {
-    _Atomic(Message *) inbox;    /* pushed, not yet seen by the owner (LIFO) */
+    _Atomic(Message *) inbox;    /* pushed, unseen by the owner so far (LIFO) */
     Message *first;              /* the private queue (FIFO), owner only */
     Message **last;              /* link to fill by the next append */
     Message **save;              /* receive position: link to the current message */
@@ -124,8 +124,6 @@ static inline int mailbox_has_new(Mailbox *mb) {
 static inline int mailbox_inbox_empty(Mailbox *mb) {
     return atomic_load_explicit(&mb->inbox, memory_order_relaxed) == NULL;
 }
-/* Owner, after waking: clears the waiting mark if still set. */
-void mailbox_stop_waiting(Mailbox *mb);
 /* Owner, when it dies: closes the inbox for good (later pushes fail) and
  * returns everything it held, queue first, then the inbox, oldest first. */
 Message *mailbox_close(Mailbox *mb);

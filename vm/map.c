@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "map.h"
+#include "fatal.h"
 #include "compare.h"
 
 static Term empty_map;
@@ -24,7 +25,7 @@ static void make_empty(void) {
      * static variable keeps the map alive */
     Term *t = GC_MALLOC(sizeof(Term));
     Term *m = GC_MALLOC(2 * sizeof(Term));
-    if (!t || !m) { fputs("mini: out of memory (empty map)\n", stderr); abort(); }
+    if (!t || !m) FATAL("out of memory for the empty map");
     t[0] = make_tuple_header(0);
     m[0] = make_header(1, BOXED_MAP);
     m[1] = make_boxed(t);
@@ -89,7 +90,7 @@ Term map_put_pairs(Process *p, Term m, const Term *kv, size_t npairs, int exact,
     if (npairs == 0) return m;
     KV buf[8];
     KV *s = npairs <= 8 ? buf : malloc(npairs * sizeof *s);
-    if (!s) { fputs("mini: out of memory (map update)\n", stderr); abort(); }
+    if (!s) FATAL("out of memory for %zu pairs of a map update", npairs);
     for (size_t i = 0; i < npairs; i++) { s[i].k = kv[2 * i]; s[i].v = kv[2 * i + 1]; s[i].seq = i; }
     if (npairs > 1) qsort(s, npairs, sizeof *s, kv_cmp);
     /* keep the last pair of each run of equal keys */
@@ -159,7 +160,7 @@ Term map_remove(Process *p, Term m, Term key) {
     size_t n = map_size(m);
     unsigned char small[64];
     unsigned char *keep = n <= sizeof small ? small : malloc(n);
-    if (!keep) { fputs("mini: out of memory (map remove)\n", stderr); abort(); }
+    if (!keep) FATAL("out of memory removing a key from a map of %zu pairs", n);
     memset(keep, 1, n);
     keep[idx] = 0;
     Term r = map_select(p, m, keep);

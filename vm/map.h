@@ -27,7 +27,7 @@
 #ifndef MINI_MAP_H
 #define MINI_MAP_H
 
-#include "process.h"
+#include "heap.h"
 
 static inline int is_map_term(Term t) { return is_boxed_kind(t, BOXED_MAP); }
 static inline UWord map_size(Term m) { return header_arity(boxed_header(m)) - 1; }

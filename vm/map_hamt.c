@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "map.h"
+#include "fatal.h"
 #include "atom.h"
 #include "binary.h"
 #include "compare.h"
@@ -53,13 +54,13 @@
 static void *xrealloc(void *p, size_t n)
 {
     void *r = realloc(p, n);
-    if (!r) { fputs("mini: out of memory (map hash)\n", stderr); abort(); }
+    if (!r) FATAL("out of memory for %zu bytes of a hash map build", n);
     return r;
 }
 
 /* ---- BEAM's words for immediates ---- */
 
-/* A stand-in for an atom's index in OTP's atom table (see the top): FNV-1a
+/* What Mini uses for an atom's index in OTP's atom table (see the top): FNV-1a
  * of its text, so that the order does not depend on Mini's table either. */
 static uint64_t atom_number(Term a)
 {

@@ -10,6 +10,7 @@
 #ifndef MINI_MODULE_H
 #define MINI_MODULE_H
 
+#include "smp.h"
 #include "term.h"
 
 struct BifEntry;
@@ -30,7 +31,7 @@ enum { EXPORT_PLAIN = 0, EXPORT_APPLY2 = 2, EXPORT_APPLY3 = 3 };
  * scheduler at any time (a module loaded on first call): an acquire read,
  * which on x86 is a plain load. */
 static inline const Instr *export_code(const Export *e) {
-    return __atomic_load_n(&e->code, __ATOMIC_ACQUIRE);
+    return smp_load_acquire(&e->code);
 }
 
 /* A fun's code: one per `fun` expression of a loaded module. A closure on a

@@ -1,5 +1,6 @@
 /* outbuf.c — growable byte buffer (see outbuf.h). */
 #include "outbuf.h"
+#include "fatal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@ void ob_reserve(OutBuf *b, size_t extra) {
     size_t cap = b->cap ? b->cap : 64;
     while (cap < need) cap *= 2;
     char *nb = realloc(b->buf, cap);
-    if (!nb) { fputs("mini: out of memory (output buffer)\n", stderr); abort(); }
+    if (!nb) FATAL("out of memory for an output buffer of %zu bytes", cap);
     b->buf = nb;
     b->cap = cap;
 }

@@ -39,6 +39,7 @@
 #include <sys/mman.h>
 
 #include "pool.h"
+#include "smp.h"
 
 /* ---- size classes ---- */
 
@@ -159,8 +160,8 @@ static void arena_reserve(void)
     if (mapped)
         madvise((void *)lo, ARENA_BYTES, MADV_HUGEPAGE);
     arena_mapped = mapped;
-    __atomic_store_n(&pool_arena_hi, lo + ARENA_BYTES, __ATOMIC_RELAXED);
-    __atomic_store_n(&pool_arena_lo, lo, __ATOMIC_RELEASE);
+    smp_store_relaxed(&pool_arena_hi, lo + ARENA_BYTES);
+    smp_store_release(&pool_arena_lo, lo);      /* publishes hi and chunk_info */
 }
 
 /* A fresh slab of `len` bytes for blocks of `bytes`, its pages populated
@@ -169,7 +170,7 @@ static void arena_reserve(void)
 static char *slab_map(size_t len, size_t bytes)
 {
     pthread_once(&arena_once, arena_reserve);
-    uintptr_t lo = __atomic_load_n(&pool_arena_lo, __ATOMIC_ACQUIRE);
+    uintptr_t lo = smp_load_acquire(&pool_arena_lo);
     void *s = MAP_FAILED;
     if (lo) {
         size_t off = atomic_fetch_add(&arena_used, len);

@@ -9,22 +9,18 @@
  * when that leaves enough room (cind/pp, OTP's names kept as comments).
  */
 #include "print.h"
+#include "fatal.h"
 #include "atom.h"
 #include "module.h"
 #include "binary.h"
 #include "map.h"
+#include "num_text.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__has_include)
-#if __has_include("num_text.h")
-#include "num_text.h"
-#define HAVE_NUM_TEXT 1
-#endif
-#endif
 
 /* ------------------------------------------------------------------ */
 /* characters, atoms, strings                                          */
@@ -146,7 +142,7 @@ static void put_uword(OutBuf *b, UWord v, int base, int lowercase) {
 static void put_big(OutBuf *b, Term t, int base, int lowercase) {
     size_t n = big_size(t);
     uint64_t *d = malloc(n * sizeof *d);
-    if (!d) abort();
+    if (!d) FATAL("out of memory printing a %zu-digit big integer", n);
     memcpy(d, big_digits(t), n * sizeof *d);
     uint64_t chunk = (uint64_t)base;
     int per = 1;
@@ -155,7 +151,7 @@ static void put_big(OutBuf *b, Term t, int base, int lowercase) {
                                 : "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
     size_t cap = n * 64 + 8, pos = cap;
     char *out = malloc(cap);
-    if (!out) abort();
+    if (!out) FATAL("out of memory for the text of a %zu-digit big integer", n);
     while (n > 0 && d[n - 1] == 0) n--;
     while (n > 0) {
         unsigned __int128 rem = 0;
@@ -189,51 +185,9 @@ void print_integer(OutBuf *b, Term i, int base, int lowercase) {
     put_big(b, i, base, lowercase);
 }
 
-#ifndef HAVE_NUM_TEXT
-/* Fallback until num_text.c lands: the shortest digits that read back as
- * the same double, laid out as Erlang's float_to_list(F, [short]) does
- * (decimal unless scientific notation is shorter). */
-static void shortest_float(double d, char *buf, size_t size) {
-    char tmp[64], digits[32];
-    int exp10 = 0, nd = 0;
-    const char *sign = signbit(d) ? "-" : "";
-    if (d == 0) { snprintf(buf, size, "%s0.0", sign); return; }
-    double a = fabs(d);
-    for (int p = 1; p <= 17; p++) {
-        snprintf(tmp, sizeof tmp, "%.*e", p - 1, a);
-        if (strtod(tmp, NULL) == a || p == 17) break;
-    }
-    for (const char *c = tmp; *c && *c != 'e'; c++)
-        if (*c >= '0' && *c <= '9') digits[nd++] = *c;
-    exp10 = atoi(strchr(tmp, 'e') + 1);
-    while (nd > 1 && digits[nd - 1] == '0') nd--;
-    digits[nd] = 0;
-    char sci[64], dec[400];
-    snprintf(sci, sizeof sci, "%s%c.%se%d", sign, digits[0], nd > 1 ? digits + 1 : "0", exp10);
-    size_t k = 0;
-    k += (size_t)snprintf(dec, sizeof dec, "%s", sign);
-    if (exp10 >= 0) {
-        for (int i = 0; i <= exp10; i++) dec[k++] = i < nd ? digits[i] : '0';
-        dec[k++] = '.';
-        if (nd > exp10 + 1) for (int i = exp10 + 1; i < nd; i++) dec[k++] = digits[i];
-        else dec[k++] = '0';
-    } else {
-        dec[k++] = '0'; dec[k++] = '.';
-        for (int i = 0; i < -exp10 - 1; i++) dec[k++] = '0';
-        for (int i = 0; i < nd; i++) dec[k++] = digits[i];
-    }
-    dec[k] = 0;
-    snprintf(buf, size, "%s", strlen(sci) < strlen(dec) ? sci : dec);
-}
-#endif
-
 void print_float(OutBuf *b, double d) {
-    char buf[512];
-#ifdef HAVE_NUM_TEXT
+    char buf[FLOAT_SHORTEST_MAX];
     float_format_shortest(d, buf, sizeof buf);
-#else
-    shortest_float(d, buf, sizeof buf);
-#endif
     ob_puts(b, buf);
 }
 
@@ -395,7 +349,7 @@ static size_t pn_reserve(PCtx *c, size_t k) {
         size_t cap = c->cap ? c->cap : 64;
         while (cap < c->nnodes + k) cap *= 2;
         PNode *nn = realloc(c->nodes, cap * sizeof *nn);
-        if (!nn) { fputs("mini: out of memory (printer)\n", stderr); abort(); }
+        if (!nn) FATAL("out of memory for %zu nodes of the pretty printer", cap);
         c->nodes = nn;
         c->cap = cap;
     }

@@ -1,5 +1,6 @@
-/* proc.h — processes as Erlang sees them: the pid table, spawning, sending,
- * signals (links, monitors, exits), registered names and process exit.
+/* proc.h — processes as Erlang sees them: spawning and exit (proc.c), the
+ * pid table (proc_table.c), messages and signals: links, monitors, exits
+ * (proc_signal.c), and registered names (proc_names.c).
  *
  * Everything one process does to another travels through the target's
  * lock-free inbox (mailbox.h): messages, and signals that the target acts on
@@ -13,8 +14,6 @@
 #include "process.h"
 
 #define PROCESS_LIMIT (1 << 20)   /* table slots; Erlang's default is 262144 */
-
-void proc_init(void);
 
 /* How to spawn (spawn_opt's options; zeros mean plain spawn at normal
  * priority, which spawn_opt calls PRIO_NORMAL). */
@@ -76,6 +75,13 @@ void proc_remove_message(Process *p);
 /* Ends p with reason: tells links and monitors, unregisters, frees (once no
  * sender holds it). `report` prints Erlang's error report for crashes. */
 void proc_exit(Process *p, Term reason, int report);
+/* The owner's side of links and monitors, for spawn_link/spawn_monitor,
+ * which set up both ends before the child runs. */
+void proc_link_add(Process *p, Term pid);
+void proc_monitor_add(Process *p, uint64_t ref, Term pid, int out);
+/* For proc_exit, once p is out of the table: answers the signals that came
+ * too late and sends exit signals and 'DOWN's to its links and monitors. */
+void proc_signal_exit(Process *p, Term reason);
 /* The exit reason for an uncaught exception in p. */
 Term proc_exception_reason(Process *p);
 
@@ -92,7 +98,7 @@ Term make_ref_at(Term *hp, uint64_t n);
 uint64_t ref_number(Term ref);
 
 /* process_info on another process: asks pid (SIG_INFO) to send p its
- * answer as {Ref, Info}; -1 if pid is not alive. info_answer (bif_info.c)
+ * answer as {Ref, Info}; -1 if pid is not alive. info_answer (bif_introspection.c)
  * computes a process's own info when it handles the request. */
 int proc_info_request(Process *p, Term pid, Term items, int all, uint64_t ref);
 Term info_answer(Process *p, Term items, int all);

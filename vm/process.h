@@ -16,8 +16,8 @@
  * one (BEAM's high-water mark); the old heap is collected only by a major
  * (full-sweep) collection.
  *
- * Heap fragments: code that cannot collect where it stands (BIFs, and later
- * message senders) allocates with heap_alloc(), which takes words from the
+ * Heap fragments: code that cannot collect where it stands (a BIF, a sender
+ * copying into another process) allocates with heap_alloc() (heap.h), which takes words from the
  * heap if there is room and otherwise from a fragment (pool.h) hung on
  * `mbuf`. A fragment's live data is copied into the heap by the next
  * collection, which then frees the fragment.
@@ -134,22 +134,5 @@ typedef struct Monitor {
 } Monitor;
 
 /* priorities: PRIO_* in sched_policy.h */
-
-/* Heap allocation that never collects: see "Heap fragments" above. */
-Term *heap_alloc(Process *p, size_t words);
-
-/* Makes sure `need` words are free between htop and stop, collecting (with
- * x0..x(live-1) as roots) if not. Returns reductions spent (for the budget). */
-UWord gc_ensure(Process *p, size_t need, int live);
-
-/* A full collection now (erlang:garbage_collect/0). */
-void gc_full(Process *p, int live);
-
-/* Room for n saved x registers (spawn with many arguments); 0 if out of memory. */
-int process_reserve_xsave(Process *p, int n);
-
-/* Creates and frees a process's memory (not its scheduling state). */
-Process *process_new_memory(size_t heap_words);
-void process_free_memory(Process *p);
 
 #endif

@@ -43,6 +43,7 @@
 #include <errno.h>
 
 #include "sched.h"
+#include "fatal.h"
 #include "atom.h"
 #include "proc.h"
 #include "emulator.h"
@@ -50,8 +51,8 @@
 #include "timer.h"
 #include "gc.h"
 #include "sched_policy.h"
+#include "smp.h"
 
-#define MAX_SCHEDULERS 64
 #define RUNQ_SIZE 256                /* a power of two */
 #define SPIN_US 1000                 /* an idle scheduler spins this long, then sleeps */
 /* the rules' constants (lone streak, grace periods, surplus, back-off) are
@@ -63,15 +64,15 @@
  * every wake-up. Each group gets its own cache line, so that a spinning
  * thief does not slow the owner down by pulling its lines away. */
 struct Scheduler {
-    _Alignas(64) _Atomic uint32_t head; /* next slot to take (owner and thieves) */
+    _Alignas(CACHE_LINE) _Atomic uint32_t head; /* next slot to take (owner and thieves) */
     _Atomic uint32_t tail;           /* next free slot (owner only writes) */
     _Atomic int lone_streak;         /* picks from the ring in a row that left
                                         work queued behind (owner writes) */
     _Atomic uint64_t last_spawn_us;  /* when a slice that spawned last ended
                                         (owner writes, once per such slice) */
-    _Alignas(64) _Atomic(Process *) runnext;
-    _Alignas(64) _Atomic(uintptr_t) ring[RUNQ_SIZE];   /* Process *, | FRESH */
-    _Alignas(64) int id;
+    _Alignas(CACHE_LINE) _Atomic(Process *) runnext;
+    _Alignas(CACHE_LINE) _Atomic(uintptr_t) ring[RUNQ_SIZE];   /* Process *, | FRESH */
+    _Alignas(CACHE_LINE) int id;
     /* as a thief: the runnext it last saw, where, and since when (the owner
      * pays no clock reading per wake-up; the spinning thief does) */
     LoneWatch watch;
@@ -164,7 +165,7 @@ static void global_put(Process *p) {
     pthread_mutex_lock(&global_lock);
     p->next_run = NULL;
     if (global_tail[pr]) global_tail[pr]->next_run = p;
-    else __atomic_store_n(&global_head[pr], p, __ATOMIC_RELAXED);
+    else smp_store_relaxed(&global_head[pr], p);
     global_tail[pr] = p;
     atomic_fetch_add(&global_count, 1);
     pthread_mutex_unlock(&global_lock);
@@ -174,7 +175,7 @@ static void global_put(Process *p) {
 static Process *global_take_locked(int prio) {
     Process *p = global_head[prio];
     if (p) {
-        __atomic_store_n(&global_head[prio], p->next_run, __ATOMIC_RELAXED);
+        smp_store_relaxed(&global_head[prio], p->next_run);
         if (!p->next_run) global_tail[prio] = NULL;
         atomic_fetch_sub(&global_count, 1);
     }
@@ -202,7 +203,7 @@ static Process *global_take(int prio) {
 
 static int global_has(int prio) {
     return atomic_load_explicit(&global_count, memory_order_relaxed) > 0 &&
-           __atomic_load_n(&global_head[prio], __ATOMIC_RELAXED) != NULL;
+           smp_load_relaxed(&global_head[prio]) != NULL;
 }
 
 /* ---- the local ring (owner puts and gets, thieves steal) ---- */
@@ -568,7 +569,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
             return p;
         }
         if (timer_pending() && timer_next_due() == 0) break;
-        for (int i = 0; i < pauses; i++) __builtin_ia32_pause();
+        for (int i = 0; i < pauses; i++) cpu_relax();
         if (pauses < SPIN_PAUSES_MAX) pauses *= 2;
     }
     if (spinning) atomic_fetch_sub(&nspinning, 1);
@@ -656,10 +657,8 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
         p->x = s->xregs;
         r = emulator_run(p);
         int live = r == RUN_YIELD || r == RUN_WAIT ? p->arity : 0;
-        if (live > p->xsave_cap && !process_reserve_xsave(p, live)) {
-            fprintf(stderr, "mini: out of memory saving registers\n");
-            abort();
-        }
+        if (live > p->xsave_cap && !process_reserve_xsave(p, live))
+            FATAL("out of memory saving %d registers of a descheduled process", live);
         memcpy(p->xsave, s->xregs, sizeof(Term) * (size_t)live);
         p->x = p->xsave;
         current = NULL;

@@ -14,6 +14,12 @@
 
 typedef struct Scheduler Scheduler;
 
+/* The most schedulers +S takes. Per-scheduler state (run queues, timer
+ * wheels) lives in fixed arrays of this size, and a reference's scheduler
+ * tag has room for it (unique.h); 64 covers the machines Mini runs on, at a
+ * few kilobytes of arrays. */
+#define MAX_SCHEDULERS 64
+
 void sched_init(int nschedulers, int smp);
 /* A message or signal reached p while it waited: make it runnable. */
 void sched_wake(Process *p);

@@ -112,7 +112,7 @@ enum BoxedKind {
     BOXED_FUN     = 4,  /* [FunEntry *][free variables...]: a closure         */
     BOXED_EXPORT  = 5,  /* arity 1: [Export *]: fun m:f/a                    */
     BOXED_REF     = 6,  /* arity 1 or more: reference number words           */
-    BOXED_HEAP_BIN = 7, /* binaries: layout owned by the data-types issue     */
+    BOXED_HEAP_BIN = 7, /* binaries (heap, refc, sub): layout in binary.h     */
     BOXED_REFC_BIN = 8,
     BOXED_SUB_BIN  = 9,
     BOXED_MAP      = 10

@@ -4,7 +4,7 @@
 #ifndef MINI_TERM_BUILD_H
 #define MINI_TERM_BUILD_H
 
-#include "process.h"
+#include "heap.h"
 
 static inline Term tuple2(Process *p, Term a, Term b) {
     Term *hp = heap_alloc(p, 3);

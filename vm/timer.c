@@ -25,11 +25,14 @@
 #include <time.h>
 
 #include "timer.h"
+#include "fatal.h"
 #include "timer_wheel.h"
 #include "unique.h"
 #include "proc.h"
+#include "sched.h"
+#include "smp.h"
 
-#define MAX_SETS 64
+#define MAX_SETS MAX_SCHEDULERS   /* one timer set per scheduler */
 #define REF_BUCKETS 1024
 
 typedef struct TimerSet TimerSet;
@@ -51,7 +54,7 @@ struct TimerSet {
     uint64_t next_us;               /* no timer of this set is due before this */
     _Atomic int tmo_count;          /* mirror of tmo.count for timer_any_pending */
     /* guarded by lock */
-    _Alignas(64) pthread_mutex_t lock;
+    _Alignas(CACHE_LINE) pthread_mutex_t lock;
     TimerWheel msg;
     Timer *by_ref[REF_BUCKETS];
     _Atomic int msg_count;          /* written under lock, read without */
@@ -73,8 +76,8 @@ void timer_init(void) {
 }
 
 static TimerSet *set_new(void) {
-    TimerSet *s = aligned_alloc(64, (sizeof(TimerSet) + 63) / 64 * 64);
-    if (!s) { fprintf(stderr, "mini: out of memory for timers\n"); abort(); }
+    TimerSet *s = aligned_alloc(CACHE_LINE, (sizeof(TimerSet) + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE);
+    if (!s) FATAL("out of memory for a scheduler's timer wheel");
     uint64_t now = timer_now_us();
     tw_init(&s->tmo, now);
     tw_init(&s->msg, now);
@@ -88,7 +91,7 @@ static TimerSet *set_new(void) {
 }
 
 void timer_sched_start(int id) {
-    if (id < 0 || id >= MAX_SETS) abort();
+    ASSERT(id >= 0 && id < MAX_SETS);
     TimerSet *s = atomic_load(&sets[id]);
     if (!s) {
         s = set_new();
@@ -131,7 +134,7 @@ Timer *timer_add_timeout(uint64_t ms, Term pid, uint64_t ref) {
     Timer *t = s->free_tmo;
     if (t) s->free_tmo = t->ref_next;
     else {
-        if (!(t = malloc(sizeof *t))) { fprintf(stderr, "mini: out of memory for timers\n"); abort(); }
+        if (!(t = malloc(sizeof *t))) FATAL("out of memory for a receive timeout");
         t->set = s;
     }
     t->ref = ref;
@@ -165,7 +168,7 @@ void timer_cancel_timeout(Timer *t, uint64_t ref) {
 void timer_add_message(uint64_t ms, Term dest, Message *m, uint64_t ref) {
     TimerSet *s = here();
     Timer *t = malloc(sizeof *t);
-    if (!t) { fprintf(stderr, "mini: out of memory for timers\n"); abort(); }
+    if (!t) FATAL("out of memory for a timer (send_after/start_timer)");
     t->set = s;
     t->ref = ref;
     t->dest = dest;
@@ -296,6 +299,10 @@ int timer_fire_due(void) {
  * wakes this much before its next timer and polls the clock for the rest,
  * so a timer fires on time whether its scheduler spun or slept. */
 #define WAKE_EARLY_US 100
+/* Spin-wait hints between two clock reads while polling a near timer: a
+ * timer still fires within about a microsecond, and the loop does not call
+ * the clock every few nanoseconds. */
+#define POLL_PAUSES 16
 
 int64_t timer_sleep_limit(void) {
     int64_t w = timer_next_due();
@@ -308,7 +315,7 @@ int timer_poll_near(void) {
     if (w <= 0 || w > WAKE_EARLY_US) return 0;
     uint64_t due = timer_now_us() + (uint64_t)w;
     while (timer_now_us() < due)
-        for (int i = 0; i < 16; i++) __builtin_ia32_pause();
+        for (int i = 0; i < POLL_PAUSES; i++) cpu_relax();
     return 1;
 }
 

@@ -2,11 +2,12 @@
 #include <stdatomic.h>
 
 #include "unique.h"
+#include "smp.h"
 
 static __thread int tag;                 /* 0 until unique_thread_start */
 static __thread uint64_t seq;            /* this thread's last sequence */
 static _Atomic uint64_t shared_seq;      /* tag 0's: threads outside the schedulers */
-static _Alignas(64) _Atomic uint64_t monotonic_counter;
+static _Alignas(CACHE_LINE) _Atomic uint64_t monotonic_counter;
 
 void unique_thread_start(int t) { tag = t; }
 

@@ -1,5 +1,5 @@
 /* test_binary.c — unit tests for binaries' memory management (binary.c with
- * gc.c, copy.c, heap.c and proc.c): a large binary is shared by reference
+ * gc.c, copy.c, heap.c and proc_signal.c): a large binary is shared by reference
  * count, never copied, when it is sent or passed to a new process; each
  * process's collector drops its references when it no longer reaches the
  * binary (minor and major collections, sub-binaries keeping their original

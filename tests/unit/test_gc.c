@@ -548,7 +548,7 @@ static void test_sizes_and_reductions(void)
     process_free_memory(p);
 }
 
-/* Small fragments come from the message arena (gc.h): the collector finds
+/* Small fragments come from the message arena (heap.h): the collector finds
  * their blocks from addresses and copies only the process's own (marked)
  * ones. A block not attached to the process -- a message still queued, whose
  * term a receive is matching -- is left as it is, even if a root points in. */

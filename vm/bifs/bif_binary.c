@@ -174,7 +174,7 @@ Term bif_split_binary_2(Process *p, Term *args)
 /* ---- atoms ------------------------------------------------------------------ */
 
 /* An atom's name is stored with characters below 256 as single bytes and
- * the others as UTF-8 (bif_data.c, atom_text): its characters as UTF-8
+ * the others as UTF-8 (bif_tuples_lists.c, atom_text): its characters as UTF-8
  * (utf8 set) or Latin-1 (0 if a character does not fit). */
 static int atom_bytes(Term a, OutBuf *b, int utf8)
 {

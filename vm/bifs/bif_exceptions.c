@@ -1,5 +1,6 @@
-/* bif_control.c — raising exceptions, halting, garbage_collect/0 and
- * get_stacktrace/0. */
+/* bif_exceptions.c — the BIFs that do not return normally: throw/1,
+ * error/1,2 and exit/1 raise an exception, halt/0,1 ends the VM; and
+ * get_stacktrace/0, which reads the last exception's trace. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -29,21 +30,13 @@ Term bif_halt_1(Process *p, Term *args) {
     Term s = args[0];
     if (is_small(s) && small_val(s) >= 0) io_halt((int)(small_val(s) & 0xFF));
     if (is_big(s) && !big_is_neg(s)) io_halt(0xFF);
-    if (s == ATOM_TERM(abort)) { io_flush(); abort(); }
+    if (s == ATOM_TERM(abort)) { io_flush(); abort(); }   /* a core dump, as erl gives */
     if (is_nil(s) || is_list(s)) {
         Term l = s;
         while (is_list(l) && is_small(list_head(l))) l = list_tail(l);
         if (is_nil(l)) io_halt(1);
     }
     BIF_ERROR(p, AM_badarg);
-}
-
-/* A full collection with x0..x(live-1) as roots. args may point into the
- * old heap block afterwards: it is not touched again. */
-Term bif_garbage_collect_0(Process *p, Term *args) {
-    (void)args;
-    gc_full(p, p->live);
-    return AM_true;
 }
 
 Term bif_get_stacktrace_0(Process *p, Term *args) {

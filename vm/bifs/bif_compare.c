@@ -3,7 +3,6 @@
 #include "bif.h"
 #include "compare.h"
 
-#define BOOL(c) ((c) ? AM_true : AM_false)
 
 static inline int is_bool(Term t) { return t == AM_true || t == AM_false; }
 

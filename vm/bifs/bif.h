@@ -10,7 +10,8 @@
 #ifndef MINI_BIF_H
 #define MINI_BIF_H
 
-#include "process.h"
+#include "atom.h"
+#include "heap.h"
 
 typedef Term (*BifFn)(Process *p, Term *args);
 
@@ -36,5 +37,8 @@ Term bif_raise(Process *p, int cls, Term reason);
 #define BIF_ERROR(p, reason) return bif_raise((p), EXC_ERROR, (reason))
 /* {Tag, Value} errors such as {badkey, K} */
 Term bif_raise_tagged(Process *p, Term tag, Term value);
+
+/* Erlang's true or false for a C condition. */
+#define BOOL(c) ((c) ? AM_true : AM_false)
 
 #endif

@@ -141,12 +141,11 @@ int main(int argc, char **argv) {
     GC_INIT();
     atom_init();
     timer_init();
-    proc_init();
     module_init(argv[0]);
     int show_code = 0, noshell = 0;
     int schedulers = (int)sysconf(_SC_NPROCESSORS_ONLN), online = -1, smp = 1, async = 0;
     if (schedulers < 1) schedulers = 1;
-    if (schedulers > 64) schedulers = 64;
+    if (schedulers > MAX_SCHEDULERS) schedulers = MAX_SCHEDULERS;
     /* -s/-eval/-run in order, as a Mini list built on a scratch heap */
     Process *tmp = process_new_memory(MIN_HEAP_SIZE);
     Term actions = NIL, *last = &actions;
@@ -166,7 +165,7 @@ int main(int argc, char **argv) {
                 return bad_flag(argv[i + 1], "bad scheduler count");
             schedulers = atoi(argv[i + 1]);
             online = colon ? atoi(colon + 1) : -1;
-            if (schedulers < 1 || schedulers > 64 || online == 0 || online > schedulers)
+            if (schedulers < 1 || schedulers > MAX_SCHEDULERS || online == 0 || online > schedulers)
                 return bad_flag(argv[i + 1], "bad scheduler count (1..64, online <= total)");
             i++;
         } else if (strcmp(a, "+A") == 0) {

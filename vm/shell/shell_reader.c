@@ -12,7 +12,7 @@
  * pipe that the SIGINT handler writes to. Every readline call happens with
  * the output lock of bif_io.c held, and while a prompt is shown the output
  * hooks there clear the prompt line before any process writes and redraw it
- * after, so `Finished. Time: ...` from a ring lands above a live prompt.
+ * after, so `Finished. Time: ...` from a ring appears above a live prompt.
  * History lives in ~/.mini_history (read at start, one line appended per
  * line entered); Tab completes module names (loaded ones and *.mini files on
  * the code path), `Module:` + exported functions, and the shell's bound

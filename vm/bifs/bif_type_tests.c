@@ -1,11 +1,10 @@
-/* bif_types.c — type tests (is_integer/1 and friends). All are guard BIFs
+/* bif_type_tests.c — type tests (is_integer/1 and friends). All are guard BIFs
  * and never fail, except is_function/2 on a bad arity (badarg). */
 #include "bif.h"
 #include "atom.h"
 #include "module.h"
 #include "binary.h"
 
-#define BOOL(c) ((c) ? AM_true : AM_false)
 
 Term bif_is_integer_1(Process *p, Term *args) { (void)p; return BOOL(is_integer(args[0])); }
 Term bif_is_float_1(Process *p, Term *args) { (void)p; return BOOL(is_float(args[0])); }

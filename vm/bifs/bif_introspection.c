@@ -1,5 +1,5 @@
-/* bif_info.c — introspection BIFs: process_info/1,2, statistics/1,
- * erlang:memory/0,1, erlang:system_info/1 and erlang:garbage_collect/1.
+/* bif_introspection.c — introspection BIFs: process_info/1,2, statistics/1,
+ * erlang:memory/0,1, erlang:system_info/1 and erlang:garbage_collect/0,1.
  *
  * Results have Erlang/OTP 25's shapes (key order, [] for an unregistered
  * registered_name, undefined for a dead process, badarg for bad items), so
@@ -10,7 +10,7 @@
  * might run. As in OTP, process_info on another process is therefore a
  * request signal: erlang:process_info/1,2 (stdlib/erlang.mini) sends it with
  * '$process_info_request'/3 and waits for the reply; the target answers it
- * itself when it next drains its inbox (info_answer, called from proc.c), so
+ * itself when it next drains its inbox (info_answer, called from proc_signal.c), so
  * the answer also reflects every signal the caller sent it before (an unlink,
  * messages), in order. A target that dies first answers `undefined` from its
  * exit path. On oneself, '$process_info'/1,2 answer directly.
@@ -330,7 +330,16 @@ Term bif_process_info_request_3(Process *p, Term *args) {
     return make_ref_at(heap_alloc(p, REF_WORDS), ref);
 }
 
-/* ---- garbage_collect/1 ---- */
+/* ---- garbage_collect/0,1 ---- */
+
+/* A full collection with x0..x(live-1) as roots. args may point into the
+ * old heap block afterwards: it is not touched again. */
+Term bif_garbage_collect_0(Process *p, Term *args) {
+    (void)args;
+    gc_full(p, p->live);
+    return AM_true;
+}
+
 
 /* Another process collects itself: a SIG_GC makes its scheduler collect
  * before it runs again (it knows its live registers then; we do not). */

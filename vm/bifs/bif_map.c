@@ -8,16 +8,16 @@
 #include <stdio.h>
 
 #include "bif.h"
+#include "fatal.h"
 #include "term_build.h"
 #include "atom.h"
 #include "map.h"
 
-#define BOOL(c) ((c) ? AM_true : AM_false)
 #define CHECK_MAP(m) do { if (!is_map_term(m)) return bif_raise_tagged(p, ATOM_TERM(badmap), (m)); } while (0)
 
 static void *xmalloc(size_t n) {
     void *r = malloc(n ? n : 1);
-    if (!r) { fputs("mini: out of memory (maps)\n", stderr); abort(); }
+    if (!r) FATAL("out of memory for %zu bytes of map work space", n);
     return r;
 }
 
@@ -63,8 +63,6 @@ Term bif_map_get_2(Process *p, Term *args) {
 }
 
 /* ---- maps ---- */
-
-Term bif_map_get_2_maps(Process *p, Term *args) { return bif_map_get_2(p, args); }
 
 Term bif_maps_get_3(Process *p, Term *args) {
     CHECK_MAP(args[1]);

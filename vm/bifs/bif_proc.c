@@ -1,6 +1,6 @@
 /* bif_proc.c — BIFs about processes: spawn, links, monitors, exit signals,
  * registered names, references and process flags (timers and clocks are
- * in bif_time.c). The machinery is in proc.c and sched.c; these only check
+ * in bif_time.c). The machinery is in proc*.c and sched.c; these only check
  * arguments and shape results as Erlang does. */
 #include "bif.h"
 #include "term_build.h"

@@ -1,4 +1,4 @@
-/* bif_data.c — tuples, lists and atoms: element/2, setelement/3, length/1,
+/* bif_tuples_lists.c — tuples, lists and atom/list conversions: element/2, setelement/3, length/1,
  * ++, --, atom_to_list/1, list_to_atom/1, tuple_to_list/1 and the rest.
  * Errors as Erlang's: badarg for a wrong type or a bad index, system_limit
  * for an atom longer than 255 characters. All walks over lists are loops.
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bif.h"
+#include "fatal.h"
 #include "atom.h"
 #include "compare.h"
 #include "binary.h"
@@ -111,7 +112,7 @@ Term bif_subtract_2(Process *p, Term *args) {
     if (n == 0 || m == 0) return a;
     Term *left = malloc((size_t)n * sizeof(Term));
     unsigned char *gone = calloc((size_t)n, 1);
-    if (!left || !gone) abort();
+    if (!left || !gone) FATAL("out of memory for the %ld elements of a list subtraction", (long)n);
     SWord i = 0;
     for (Term l = a; is_list(l); l = list_tail(l)) left[i++] = list_head(l);
     SWord removed = 0;
@@ -125,7 +126,7 @@ Term bif_subtract_2(Process *p, Term *args) {
     } else {
         Term *right = malloc((size_t)m * sizeof(Term));
         SWord *count = malloc((size_t)m * sizeof(SWord));
-        if (!right || !count) abort();
+        if (!right || !count) FATAL("out of memory for the %ld elements subtracted from a list", (long)m);
         SWord k = 0;
         for (Term r = b; is_list(r); r = list_tail(r)) right[k++] = list_head(r);
         qsort(right, (size_t)m, sizeof(Term), cmp_exact);

@@ -22,6 +22,7 @@
 #include <sys/time.h>
 
 #include "bif.h"
+#include "smp.h"
 #include "term_build.h"
 #include "atom.h"
 #include "proc.h"
@@ -129,7 +130,7 @@ static Term mega_secs_micro(Process *p, int64_t us) {
  * clock. */
 Term bif_now_0(Process *p, Term *args) {
     (void)args;
-    static _Alignas(64) _Atomic int64_t last;
+    static _Alignas(CACHE_LINE) _Atomic int64_t last;
     int64_t us = wall_us();
     for (;;) {
         int64_t prev = atomic_load_explicit(&last, memory_order_relaxed);

@@ -1,0 +1,54 @@
+/* heap.h — a process's memory (heap.c): creating and freeing it, and
+ * allocation that never collects (heap_alloc, heap fragments). The layout is
+ * in process.h; collecting is gc.h.
+ */
+#ifndef MINI_HEAP_H
+#define MINI_HEAP_H
+
+#include "process.h"
+
+/* Sets the C allocator's policy for process memory; main() calls it first. */
+void heap_init(void);
+
+/* Creates and frees a process's memory (not its scheduling state). */
+Process *process_new_memory(size_t heap_words);
+void process_free_memory(Process *p);
+
+/* Room for n saved x registers (spawn with many arguments); 0 if out of memory. */
+int process_reserve_xsave(Process *p, int n);
+
+/* Heap allocation that never collects: words from the young heap if they
+ * fit below the stack, else from a fragment (process.h, "Heap fragments").
+ * Out of memory here is fatal: the caller has no way to back out. */
+Term *heap_alloc(Process *p, size_t words);
+
+/* Heap fragments outside a process (a message in flight is built in one).
+ * heap_frag_new returns NULL when out of memory; the caller sets f->used.
+ * heap_attach_frag hangs a fragment (or a chain linked by `next`) on a
+ * process: from then on the process owns it, its terms may be stored in the
+ * process's roots or heap, and the next collection copies what is live and
+ * frees it. heap_frag_free frees a fragment and the rest of its chain, in
+ * chain order; heap_free_frags frees all of a process's, oldest first
+ * (heap.c says why). */
+HeapFrag *heap_frag_new(size_t words);
+void heap_attach_frag(Process *p, HeapFrag *f);
+void heap_frag_free(HeapFrag *f);
+void heap_free_frags(Process *p);
+
+/* Every fragment is a block of the pool (pool.h), and most lie in its
+ * message arena, where pool_arena_frag finds a block from an address.
+ * During a collection, the fragments the process owns carry FRAG_IN_GC in
+ * their size, so that a pointer into another block of the arena (a queued
+ * message's, say) is told apart. */
+#define FRAG_IN_GC ((uint32_t)1 << 31)
+
+/* A pooled block of HEAP_BARE_BYTES, recycled like message fragments: a
+ * Message record with no words of its own, for a message whose term is an
+ * immediate (a flood of atoms is a million of them). The caller sets its
+ * size to 0. NULL when out of memory. The size is that of the Message
+ * record (proc_signal.c checks it). */
+#define HEAP_BARE_BYTES 32
+void *heap_bare_new(void);
+void heap_bare_free(void *b);
+
+#endif

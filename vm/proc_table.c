@@ -1,0 +1,98 @@
+/* proc_table.c — the pid table: pids to processes, safe against exit.
+ *
+ * The table is an array indexed by the pid number modulo its size; a slot
+ * holds the process or NULL, and a lookup checks that the process found still
+ * has the pid asked for. Lookups take a reference (refc) that keeps the
+ * Process memory alive while a sender pushes to it, so a process exiting at
+ * the same time cannot be freed under the sender's feet; the memory goes when
+ * the last reference does (proc_release).
+ */
+#include <stdlib.h>
+
+#include "proc.h"
+#include "heap.h"
+#include "mailbox.h"
+
+static _Atomic(Process *) table[PROCESS_LIMIT];
+static atomic_uint_fast64_t next_pid = 1;
+static atomic_uint_fast64_t live_count;
+
+UWord proc_count(void) { return (UWord)atomic_load(&live_count); }
+
+/* ---- the table ---- */
+
+/* The process in a table slot, with a reference taken; NULL if none. Between
+ * reading the slot and counting the reference, the process may exit, its
+ * record be freed (refc 0) and even be made into a new process. That is why
+ * Process records are never given back to malloc (heap.c): the count is
+ * still a count, and it is only raised from above zero, so a freed record is
+ * never revived (raising it from zero freed the record a second time). Then
+ * the slot must still hold the record, or it is not the process sought. */
+static Process *slot_acquire(size_t slot) {
+    Process *p = atomic_load_explicit(&table[slot], memory_order_acquire);
+    if (!p) return NULL;
+    int refs = atomic_load_explicit(&p->refc, memory_order_relaxed);
+    do {
+        if (refs == 0) return NULL;      /* it has exited and been freed */
+    } while (!atomic_compare_exchange_weak_explicit(&p->refc, &refs, refs + 1,
+                                                    memory_order_acquire, memory_order_relaxed));
+    if (atomic_load_explicit(&table[slot], memory_order_acquire) != p) {
+        proc_release(p);
+        return NULL;
+    }
+    return p;
+}
+
+Process *proc_lookup(Term pid) {
+    if (!is_pid(pid)) return NULL;
+    Process *p = slot_acquire(pid_val(pid) % PROCESS_LIMIT);
+    if (p && p->pid != pid) {            /* the slot's next tenant */
+        proc_release(p);
+        return NULL;
+    }
+    return p;
+}
+
+void proc_release(Process *p) {
+    if (atomic_fetch_sub_explicit(&p->refc, 1, memory_order_acq_rel) == 1) {
+        for (Message *m = mailbox_close(&p->mbox), *next; m; m = next) {
+            next = m->next;
+            proc_message_free(m);
+        }
+        free(p->links);
+        free(p->monitors);
+        process_free_memory(p);
+    }
+}
+
+int proc_table_insert(Process *p) {
+    for (int tries = 0; tries < PROCESS_LIMIT; tries++) {
+        uint64_t n = atomic_fetch_add(&next_pid, 1);
+        Process *expected = NULL;
+        p->pid = make_pid(n);
+        if (atomic_compare_exchange_strong(&table[n % PROCESS_LIMIT], &expected, p)) {
+            atomic_fetch_add(&live_count, 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void proc_table_remove(Process *p) {
+    Process *self = p;
+    if (atomic_compare_exchange_strong(&table[pid_val(p->pid) % PROCESS_LIMIT], &self, NULL))
+        atomic_fetch_sub(&live_count, 1);
+}
+
+Term proc_all_pids(Process *p) {
+    Term list = NIL;
+    for (long i = PROCESS_LIMIT - 1; i >= 0; i--) {
+        Process *q = slot_acquire((size_t)i);
+        if (!q) continue;
+        Term *hp = heap_alloc(p, 2);
+        hp[0] = q->pid; hp[1] = list;
+        list = make_list(hp);
+        proc_release(q);
+    }
+    return list;
+}
