@@ -83,6 +83,8 @@ deps:
 # check; the binary then compiles tests/lang and stdlib/ and runs the
 # tests/errors cases (tests/unit/frontend_check.c). Both lists name their
 # files: the term layer is the part of vm/ the compiler may depend on.
+# check_layers.sh checks the includes: the compiler includes only the term
+# layer and the contract, the VM only compiler/compiler.h.
 FRONTEND_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard compiler/*.c)) \
                  $(BUILD)/gen/lexer.o $(BUILD)/gen/parser.o
 TERM_LAYER_OBJS := $(BUILD)/vm/atom.o $(BUILD)/vm/literal.o $(BUILD)/vm/bignum.o \
@@ -93,6 +95,7 @@ $(BUILD)/tests/frontend_check: tests/unit/frontend_check.c $(FRONTEND_OBJS) $(TE
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lgc -lm -pthread
 
 frontend-check: $(BUILD)/tests/frontend_check
+	@sh tests/unit/check_layers.sh
 	@./$(BUILD)/tests/frontend_check
 
 run: deps
