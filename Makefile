@@ -92,7 +92,7 @@ TERM_LAYER_OBJS := $(BUILD)/vm/atom.o $(BUILD)/vm/literal.o $(BUILD)/vm/bignum.o
 
 $(BUILD)/tests/frontend_check: tests/unit/frontend_check.c $(FRONTEND_OBJS) $(TERM_LAYER_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lgc -lm -pthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.o,$^) -lgc -lm -pthread
 
 frontend-check: $(BUILD)/tests/frontend_check
 	@sh tests/unit/check_layers.sh
