@@ -3,6 +3,7 @@
 #   make            build bin/mini (release: -O2)
 #   make run        install missing build dependencies, build, start the shell
 #   make test       install missing build dependencies, build, run the whole suite
+#   make frontend-check   the compiler alone, linked without the VM (see below)
 #   make check-gc   the language tests with a collection at every allocation
 #   make bench      the benchmarks on Mini and erl (bench/run.sh; docs/benchmarks.md)
 #
@@ -46,7 +47,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 BIN := bin/mini$(if $(filter-out build/release,$(BUILD)),-$(notdir $(BUILD)))
 
-.PHONY: all run test unit check-gc check-smp check-asan check-tsan clean deps bench
+.PHONY: all run test unit frontend-check check-gc check-smp check-asan check-tsan clean deps bench
 all: $(BIN)
 
 $(BIN): $(BUILD)/vm/shell/main.o $(BUILD)/libmini.a
@@ -81,12 +82,33 @@ unit: $(UNIT_BINS)
 deps:
 	@sh tests/deps.sh
 
+# The compiler alone: every compiler/ object and the term layer it may use
+# (atoms, literals, bignums, and the tables of the bytecode contract), linked
+# with no scheduler, emulator, loader or BIF. That it links is half the
+# check; the binary then compiles tests/lang and stdlib/ and runs the
+# tests/errors cases (tests/unit/frontend_check.c). Both lists name their
+# files: the term layer is the part of vm/ the compiler may depend on.
+# check_layers.sh checks the includes: the compiler includes only the term
+# layer and the contract, the VM only compiler/compiler.h.
+FRONTEND_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard compiler/*.c)) \
+                 $(BUILD)/gen/lexer.o $(BUILD)/gen/parser.o
+TERM_LAYER_OBJS := $(BUILD)/vm/atom.o $(BUILD)/vm/literal.o $(BUILD)/vm/bignum.o \
+                   $(BUILD)/vm/opcodes.o $(BUILD)/vm/bytecode.o $(BUILD)/vm/fatal.o
+
+$(BUILD)/tests/frontend_check: tests/unit/frontend_check.c $(FRONTEND_OBJS) $(TERM_LAYER_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.o,$^) -lgc -lm -pthread
+
+frontend-check: $(BUILD)/tests/frontend_check
+	@sh tests/unit/check_layers.sh
+	@./$(BUILD)/tests/frontend_check
+
 run: deps
 	@$(MAKE) --no-print-directory all
 	./$(BIN)
 
 test: deps
-	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) --no-print-directory all unit frontend-check
 	@sh tests/run.sh $(BIN) $(BUILD)/tests
 
 check-gc:

@@ -1,4 +1,4 @@
-/* codegen.c — a checked AST to bytecode (compiler/bytecode.h).
+/* codegen.c — a checked AST to bytecode (vm/bytecode.h).
  *
  * This file holds the module and function driver, the emitter, the register
  * allocator and variable tables, calls and the plain expressions. Patterns and
@@ -146,18 +146,18 @@ int cg_alloc_y(Fn *f, int state) {
 
 void cg_free(Fn *f, UWord op) {
     if (op == NOOP || !operand_is_reg(op)) return;
-    if (IS_X(op)) { if (f->xs[XI(op)] == R_TEMP) f->xs[XI(op)] = R_FREE; }
-    else if (YI(op) < f->capys && f->ys[YI(op)] == R_TEMP) f->ys[YI(op)] = R_FREE;
+    if (operand_is_x(op)) { if (f->xs[operand_x_index(op)] == R_TEMP) f->xs[operand_x_index(op)] = R_FREE; }
+    else if (operand_y_index(op) < f->capys && f->ys[operand_y_index(op)] == R_TEMP) f->ys[operand_y_index(op)] = R_FREE;
 }
 
 void cg_mark(Fn *f, UWord op) {
     if (op == NOOP || !operand_is_reg(op)) return;
-    if (IS_X(op)) {
-        int r = XI(op);
+    if (operand_is_x(op)) {
+        int r = operand_x_index(op);
         if (f->xs[r] == R_FREE) f->xs[r] = R_TEMP;
         if (r > f->xhi) f->xhi = r;
     } else {
-        int r = YI(op);
+        int r = operand_y_index(op);
         ygrow(f, r);
         if (f->ys[r] == R_FREE) f->ys[r] = R_TEMP;
         if (r + 1 > f->ymax) f->ymax = r + 1;
@@ -524,7 +524,7 @@ static void parallel_move(Fn *f, UWord *ops, int n) {
     for (int i = 0; i < n; i++) {
         pend[i] = ops[i] != REG_X(i);
         left += pend[i];
-        if (IS_X(ops[i]) && operand_is_reg(ops[i]) && XI(ops[i]) >= scratch) scratch = XI(ops[i]) + 1;
+        if (operand_is_x(ops[i]) && operand_x_index(ops[i]) >= scratch) scratch = operand_x_index(ops[i]) + 1;
     }
     while (left) {
         int progress = 0;
@@ -624,7 +624,7 @@ static void setup_args(Fn *f, Expr **args, int n, int tail) {
         cg_mark(f, REG_X(i));
     }
     for (int i = 0; i < n; i++)
-        if (ops[i] != NOOP && IS_Y(ops[i])) cg_free(f, ops[i]);
+        if (ops[i] != NOOP && operand_is_y(ops[i])) cg_free(f, ops[i]);
 }
 
 static void after_call(Fn *f) {
@@ -919,7 +919,7 @@ static UWord skel_build(Fn *f, Skel *s, Expr *e, UWord dest) {
     if (e->kind == E_TUPLE) {
         UWord *src = GC_MALLOC(sizeof(UWord) * ((size_t)e->n + 1));
         for (int i = 0; i < e->n; i++) src[i] = skel_value(f, s, e->elems[i]);
-        for (int i = 0; i < e->n; i++) if (IS_X(src[i]) && operand_is_reg(src[i])) cg_free(f, src[i]);
+        for (int i = 0; i < e->n; i++) if (operand_is_x(src[i])) cg_free(f, src[i]);
         if (dest == NOOP) dest = REG_X(cg_alloc_x(f, R_TEMP));
         cg_op(f, OP_put_tuple, 2, dest, (UWord)e->n);
         for (int i = 0; i < e->n; i++) cg_emit(f, src[i]);
@@ -938,8 +938,8 @@ static UWord skel_build(Fn *f, Skel *s, Expr *e, UWord dest) {
     }
     UWord tail = skel_value(f, s, e);
     for (int i = n - 1; i >= 0; i--) {
-        if (IS_X(tail) && operand_is_reg(tail)) cg_free(f, tail);
-        if (IS_X(heads[i]) && operand_is_reg(heads[i])) cg_free(f, heads[i]);
+        if (operand_is_x(tail)) cg_free(f, tail);
+        if (operand_is_x(heads[i])) cg_free(f, heads[i]);
         UWord d = (i == 0 && dest != NOOP) ? dest : REG_X(cg_alloc_x(f, R_TEMP));
         cg_op(f, OP_put_list, 3, heads[i], tail, d);
         tail = d;

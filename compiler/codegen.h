@@ -22,17 +22,15 @@
 #include <stdarg.h>
 #include "ast.h"
 #include "frontend.h"
-#include "bytecode.h"
-#include "opcodes.h"
+#include "bytecode.h"                 /* the contract with the VM, and opcodes.h */
 #include "literal.h"
 #include "atom.h"
-#include "bif.h"
+
+/* Compiles a checked module (compile.c calls it). Returns NULL (after
+ * printing) on an internal limit. */
+CodeModule *codegen_module(Module *m);
 
 #define NOOP (~(UWord)0)              /* "no operand" */
-#define IS_X(o) (((o) & 7) == 0)
-#define IS_Y(o) (((o) & 7) == 4)
-#define XI(o) ((int)((o) >> 3))
-#define YI(o) ((int)((o) >> 3) - 1)
 #define XMAX (MAX_REG - 8)            /* x registers the generator hands out */
 
 #define GROW(arr, n, cap) do {                                              \

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "codegen.h"
-#include "binary.h"
 
 typedef struct Spec {
     int type, flags, unit;
@@ -68,19 +67,6 @@ static int parse_spec(Fn *f, Field *fd, Spec *s)
 }
 
 static Term spec_term(const Spec *s) { return make_small(s->type | s->flags | (s->unit << BS_UNIT_SHIFT)); }
-
-/* A binary literal in the module's constant memory (a HEAP_BIN of any size). */
-static Term lit_binary(const int *codes, int n)
-{
-    size_t w = heap_bin_words((size_t)n);
-    Term *hp = lit_alloc(w);
-    hp[0] = make_header(w - 1, BOXED_HEAP_BIN);
-    hp[1] = (Term)n;
-    hp[w - 1] = 0;
-    unsigned char *d = (unsigned char *)(hp + 2);
-    for (int i = 0; i < n; i++) d[i] = (unsigned char)codes[i];
-    return make_boxed(hp);
-}
 
 /* A string segment that is just bytes: "abc" with no size or type but
  * integer (any endianness or signedness, unit 1). */

@@ -13,7 +13,6 @@
  * need no test_heap and no live count (see map.h).
  */
 #include "codegen.h"
-#include "map.h"
 
 /* Does evaluating the map expression need a frame (a call in it)? */
 int cg_map_pred(Fn *f, Expr *e) {
@@ -30,7 +29,7 @@ static void emit_put(Fn *f, int op, UWord src, UWord dest, UWord *kv, int npairs
 
 void cg_map(Fn *f, Expr *e, UWord dest) {
     int upd = e->kind == E_MAP_UPDATE, n = e->nfields;
-    if (!upd && n == 0) { cg_move(f, map_empty(), dest); return; }
+    if (!upd && n == 0) { cg_move(f, lit_map_empty(), dest); return; }
     /* the map (if any), then keys and values, in source order */
     int cnt = upd + 2 * n;
     Expr **es = GC_MALLOC(sizeof(Expr *) * (size_t)cnt);
@@ -38,7 +37,7 @@ void cg_map(Fn *f, Expr *e, UWord dest) {
     if (upd) es[0] = e->a;
     for (int i = 0; i < n; i++) { es[upd + 2 * i] = e->fields[i].key; es[upd + 2 * i + 1] = e->fields[i].value; }
     cg_oplist(f, es, cnt, ops);
-    UWord src = upd ? ops[0] : map_empty();
+    UWord src = upd ? ops[0] : lit_map_empty();
     UWord *assoc = GC_MALLOC(sizeof(UWord) * (size_t)(2 * n + 1));
     UWord *exact = GC_MALLOC(sizeof(UWord) * (size_t)(2 * n + 1));
     int na = 0, nx = 0;

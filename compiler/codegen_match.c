@@ -348,7 +348,7 @@ int cg_is_guard_expr(Fn *f, Expr *e) {
         if (op < 0) {
             CallInfo ci;
             cg_classify(f, e, &ci, 1);
-            if (ci.kind != CK_BIF || !bif_table[ci.bif].guard) return 0;
+            if (ci.kind != CK_BIF || !bif_names[ci.bif].guard) return 0;
         }
         for (int i = 0; i < e->n; i++) if (!cg_is_guard_expr(f, e->elems[i])) return 0;
         return 1;

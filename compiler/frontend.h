@@ -22,12 +22,6 @@ Module *parse_module(const char *file, const char *src, size_t len);
 Expr **parse_exprs(const char *file, const char *src, size_t len, int *nexprs,
                    int *incomplete);
 
-/* Where the first expression sequence of src ends when more follows it on
- * the same input (`X = 1. Y = 2.` at the shell's prompt): the byte offset just
- * after its terminating '.', or 0 when there is only one (or the text does
- * not lex; parse_exprs then reports why). Prints nothing. */
-size_t exprs_first_end(const char *src, size_t len);
-
 /* Checks a parsed module; prints each error; returns the number of errors. */
 int check_module(Module *m);
 /* Checks the shell's expressions with `bound` names bound (m gives the file

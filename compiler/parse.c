@@ -13,6 +13,7 @@
 #include "lex.h"
 #include "parser.h"
 #include "frontend.h"
+#include "compiler.h"            /* compiler_shell_split */
 
 void tokvec_push(TokVec *tv, const Token *t)
 {
@@ -346,7 +347,7 @@ static void diag_discard(void *ctx, int line, int col, const char *msg)
     (void)ctx; (void)line; (void)col; (void)msg;
 }
 
-size_t exprs_first_end(const char *src, size_t len)
+size_t compiler_shell_split(const char *src, size_t len)
 {
     void (*hook)(void *, int, int, const char *) = diag_hook;
     void *hook_ctx = diag_hook_ctx;

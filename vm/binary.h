@@ -38,6 +38,8 @@
 #include <stdatomic.h>
 #include "process.h"
 #include "outbuf.h"
+#include "opcodes.h"
+#include "term_sizes.h"
 
 #define BIN_HEAP_LIMIT 64          /* bytes: larger binaries are refcounted */
 #define PROC_BIN_WORDS 4
@@ -72,8 +74,6 @@ static inline int is_binary(Term t)
 {
     return is_bitstring(t) && (boxed_kind(t) != BOXED_SUB_BIN || boxed_ptr(t)[SB_BITS] % 8 == 0);
 }
-
-static inline size_t heap_bin_words(size_t bytes) { return 2 + (bytes + 7) / 8; }
 
 /* The bytes of a bitstring: *size whole bytes; the bits past them, if any
  * (bin_bit_size % 8 of them), are the high bits of the next byte. */
@@ -122,12 +122,7 @@ static inline int binary_gc_due(const Process *p)
 }
 
 /* ---- construction and matching (bs_* instructions) ---- */
-/* Segment spec, a small integer operand: type | flags | unit << 8. */
-enum { BS_INTEGER = 0, BS_FLOAT = 1, BS_BINARY = 2, BS_UTF8 = 3, BS_UTF16 = 4, BS_UTF32 = 5 };
-#define BS_TYPE_MASK 7
-#define BS_SIGNED 8
-#define BS_LITTLE 16
-#define BS_UNIT_SHIFT 8
+/* Segment specs: BS_* in opcodes.h (they are operands). */
 /* ops: n/3 segments of (spec, value, size); size is an integer or the atom
  * all. Returns the binary, or THE_NON_VALUE with badarg raised. */
 Term bs_create(Process *p, const Term *ops, size_t n);

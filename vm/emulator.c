@@ -186,8 +186,8 @@ RunResult emulator_run(Process *p) {
 /* E mirrors p->stop in a register: every change to the stack pointer writes
  * both, and E is reloaded after anything that may collect (which moves the
  * stack): gc_ensure and BIF calls. */
-#define SRC(w) (((w) & 3) ? (Term)(w) : ((w) & 4) ? E[(w) >> 3] : x[(w) >> 3])
-#define DST(w) (*(((w) & 4) ? &E[(w) >> 3] : &x[(w) >> 3]))
+#define SRC(w) (operand_is_literal(w) ? (Term)(w) : operand_reg_y(w) ? E[operand_slot(w)] : x[operand_slot(w)])
+#define DST(w) (*(operand_reg_y(w) ? &E[operand_slot(w)] : &x[operand_slot(w)]))
 #define LOAD_E() (E = p->stop)
 #define NEXT() goto *(const void *)*pc
 #define DISPATCH(n) do { pc += (n); NEXT(); } while (0)
@@ -413,7 +413,7 @@ L_fmove:
     fr[pc[2]] = float_val(SRC(pc[1]));
     DISPATCH(3);
 L_fmove_x:
-    fr[pc[2]] = float_val(x[pc[1] >> 3]);
+    fr[pc[2]] = float_val(x[operand_slot(pc[1])]);
     DISPATCH(3);
 L_fmove_lit:
     memcpy(&fr[pc[2]], &pc[1], sizeof(double));
@@ -444,7 +444,7 @@ L_fbox_x: {
     FBOX_HEAP();
     Term *hp = p->htop;
     p->htop = hp + FLOAT_WORDS;
-    x[pc[3] >> 3] = make_float_at(hp, fr[pc[1]]);
+    x[operand_slot(pc[3])] = make_float_at(hp, fr[pc[1]]);
     DISPATCH(4);
 }
 #undef FBOX_HEAP
@@ -466,16 +466,16 @@ L_move:
     DST(pc[2]) = SRC(pc[1]);
     DISPATCH(3);
 L_move_xx:
-    x[pc[2] >> 3] = x[pc[1] >> 3];
+    x[operand_slot(pc[2])] = x[operand_slot(pc[1])];
     DISPATCH(3);
 L_move_xy:
-    E[pc[2] >> 3] = x[pc[1] >> 3];
+    E[operand_slot(pc[2])] = x[operand_slot(pc[1])];
     DISPATCH(3);
 L_move_yx:
-    x[pc[2] >> 3] = E[pc[1] >> 3];
+    x[operand_slot(pc[2])] = E[operand_slot(pc[1])];
     DISPATCH(3);
 L_move_cx:
-    x[pc[2] >> 3] = (Term)pc[1];
+    x[operand_slot(pc[2])] = (Term)pc[1];
     DISPATCH(3);
 
 L_get_list: {

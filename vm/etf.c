@@ -357,7 +357,7 @@ Term bif_binary_to_term_1(Process *p, Term *args)
         Work w = st[--sp];
         if (w.kv) {                                /* build a map */
             Term missing;
-            Term m = map_put_pairs(p, map_empty(), w.kv, w.npairs, 0, &missing);
+            Term m = map_put_pairs(p, lit_map_empty(), w.kv, w.npairs, 0, &missing);
             if (m == THE_NON_VALUE || header_arity(boxed_header(m)) - 1 != w.npairs) BAD();   /* no duplicate keys */
             *w.slot = m;
             continue;

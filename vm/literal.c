@@ -8,8 +8,10 @@
 #include "literal.h"
 #include "fatal.h"
 #include "bignum.h"
+#include "term_sizes.h"
 
 #include <gc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +66,41 @@ Term lit_string(const int *codes, size_t n)
         hp[2 * k + 1] = k + 1 < n ? make_list(hp + 2 * (k + 1)) : NIL;
     }
     return make_list(hp);
+}
+
+/* Literal binaries are HEAP_BINs of any size: they live in no process heap,
+ * so the 64-byte limit that sends larger binaries off-heap does not apply. */
+Term lit_binary(const int *bytes, size_t n)
+{
+    size_t w = heap_bin_words(n);
+    Term *hp = lit_alloc(w);
+    hp[0] = make_header(w - 1, BOXED_HEAP_BIN);
+    hp[1] = (Term)n;
+    hp[w - 1] = 0;
+    unsigned char *d = (unsigned char *)(hp + 2);
+    for (size_t i = 0; i < n; i++)
+        d[i] = (unsigned char)bytes[i];
+    return make_boxed(hp);
+}
+
+static Term empty_map;                  /* a root: keeps the map alive */
+static pthread_once_t empty_once = PTHREAD_ONCE_INIT;
+
+static void make_empty_map(void)
+{
+    /* scanned, so the map keeps its keys tuple alive */
+    Term *t = lit_alloc_scanned(1);
+    Term *m = lit_alloc_scanned(2);
+    t[0] = make_tuple_header(0);
+    m[0] = make_header(1, BOXED_MAP);
+    m[1] = make_boxed(t);
+    empty_map = make_boxed(m);
+}
+
+Term lit_map_empty(void)
+{
+    pthread_once(&empty_once, make_empty_map);
+    return empty_map;
 }
 
 static Term lit_big(int neg, const uint64_t *d, size_t n)

@@ -17,6 +17,8 @@ Term lit_tuple(const Term *elems, size_t n);
 Term lit_cons(Term head, Term tail);
 Term lit_float(double d);
 Term lit_string(const int *codes, size_t n);      /* a list of character codes */
+Term lit_binary(const int *bytes, size_t n);      /* a binary of n bytes (a HEAP_BIN of any size) */
+Term lit_map_empty(void);                         /* #{}, one shared constant */
 /* A literal integer from digits in a base (2..36); small or big. */
 Term lit_integer_text(const char *digits, int base, int negative);
 Term lit_integer(int64_t v);                       /* small or big */

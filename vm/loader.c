@@ -1,4 +1,4 @@
-/* loader.c — from a CodeModule (compiler/bytecode.h) to threaded code.
+/* loader.c — from a CodeModule (vm/bytecode.h) to threaded code.
  *
  * Two passes over the generated words. The first finds the address of each
  * label once the pseudo-instructions (label, line) are dropped, and builds
@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "loader.h"
-#include "opcodes.h"
 #include "bytecode.h"
 #include "bif.h"
 #include "atom.h"
@@ -42,29 +41,25 @@ static UWord fun_uniq(const CodeModule *cm, int lambda) {
 /* A faster form of a common instruction, chosen by the kinds of its operands
  * (the operands stay the same); or op itself. */
 static UWord specialise(UWord op, const UWord *in) {
-#define IS_X(w) (operand_is_reg(w) && !operand_is_y(w))
-#define IS_Y(w) operand_is_y(w)
-#define IS_IMM(w) (!operand_is_reg(w) && is_immed((Term)(w)))
+#define IS_IMM(w) (operand_is_literal(w) && is_immed((Term)(w)))
     switch (op) {
     case OP_is_eq_exact: return IS_IMM(in[3]) ? OP_is_eq_exact_imm : op;
     case OP_is_ne_exact: return IS_IMM(in[3]) ? OP_is_ne_exact_imm : op;
     case OP_move:
-        if (IS_X(in[1]) && IS_X(in[2])) return OP_move_xx;
-        if (IS_X(in[1]) && IS_Y(in[2])) return OP_move_xy;
-        if (IS_Y(in[1]) && IS_X(in[2])) return OP_move_yx;
-        if (!operand_is_reg(in[1]) && IS_X(in[2])) return OP_move_cx;
+        if (operand_is_x(in[1]) && operand_is_x(in[2])) return OP_move_xx;
+        if (operand_is_x(in[1]) && operand_is_y(in[2])) return OP_move_xy;
+        if (operand_is_y(in[1]) && operand_is_x(in[2])) return OP_move_yx;
+        if (operand_is_literal(in[1]) && operand_is_x(in[2])) return OP_move_cx;
         return op;
-    case OP_add: return is_small((Term)in[4]) && !operand_is_reg(in[4]) ? OP_add_imm : op;
-    case OP_sub: return is_small((Term)in[4]) && !operand_is_reg(in[4]) ? OP_sub_imm : op;
-    case OP_fbox: return IS_X(in[3]) ? OP_fbox_x : op;
+    case OP_add: return is_small((Term)in[4]) && operand_is_literal(in[4]) ? OP_add_imm : op;
+    case OP_sub: return is_small((Term)in[4]) && operand_is_literal(in[4]) ? OP_sub_imm : op;
+    case OP_fbox: return operand_is_x(in[3]) ? OP_fbox_x : op;
     case OP_fmove:
-        if (IS_X(in[1])) return OP_fmove_x;
-        if (!operand_is_reg(in[1]) && is_float((Term)in[1])) return OP_fmove_lit;
+        if (operand_is_x(in[1])) return OP_fmove_x;
+        if (operand_is_literal(in[1]) && is_float((Term)in[1])) return OP_fmove_lit;
         return op;
     default: return op;
     }
-#undef IS_X
-#undef IS_Y
 #undef IS_IMM
 }
 

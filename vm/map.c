@@ -17,26 +17,6 @@
 #include "fatal.h"
 #include "compare.h"
 
-static Term empty_map;
-static pthread_once_t empty_once = PTHREAD_ONCE_INIT;
-
-static void make_empty(void) {
-    /* Boehm memory, scanned, so the map keeps its keys tuple alive; the
-     * static variable keeps the map alive */
-    Term *t = GC_MALLOC(sizeof(Term));
-    Term *m = GC_MALLOC(2 * sizeof(Term));
-    if (!t || !m) FATAL("out of memory for the empty map");
-    t[0] = make_tuple_header(0);
-    m[0] = make_header(1, BOXED_MAP);
-    m[1] = make_boxed(t);
-    empty_map = make_boxed(m);
-}
-
-Term map_empty(void) {
-    pthread_once(&empty_once, make_empty);
-    return empty_map;
-}
-
 long map_index(Term m, Term key) {
     const Term *k = map_keys(m);
     long lo = 0, hi = (long)map_size(m) - 1;
@@ -144,7 +124,7 @@ Term map_select(Process *p, Term m, const unsigned char *keep) {
     size_t n = map_size(m), total = 0;
     for (size_t i = 0; i < n; i++) total += keep[i] != 0;
     if (total == n) return m;
-    if (total == 0) return map_empty();
+    if (total == 0) return lit_map_empty();
     const Term *ok = map_keys(m), *ov = map_vals(m);
     Term *nk, *nv;
     Term r = map_alloc(p, total, &nk, &nv);

@@ -28,6 +28,7 @@
 #define MINI_MAP_H
 
 #include "heap.h"
+#include "literal.h"
 
 static inline int is_map_term(Term t) { return is_boxed_kind(t, BOXED_MAP); }
 static inline UWord map_size(Term m) { return header_arity(boxed_header(m)) - 1; }
@@ -35,8 +36,7 @@ static inline Term map_keys_tuple(Term m) { return boxed_ptr(m)[1]; }
 static inline Term *map_keys(Term m) { return tuple_elems(boxed_ptr(m)[1]); }
 static inline Term *map_vals(Term m) { return boxed_ptr(m) + 2; }
 
-/* The empty map, a constant outside every heap (like a literal). */
-Term map_empty(void);
+/* The empty map is a literal: lit_map_empty() (literal.h). */
 
 /* Index of key in m, or -1. */
 long map_index(Term m, Term key);

@@ -21,8 +21,7 @@
 #include "loader.h"
 #include "atom.h"
 #include "bif.h"
-#include "bytecode.h"
-#include "frontend.h"
+#include "compiler.h"
 #include "emulator.h"
 #include "opcodes.h"
 
@@ -136,16 +135,8 @@ char *module_read_file(const char *path, size_t *len) {
 /* Compiles source text and loads it. Returns the module or NULL (errors
  * printed). `expect` is the module name the file must declare, or 0. */
 static LoadedModule *compile_and_load(const char *path, const char *src, size_t len, Term expect) {
-    Module *m = parse_module(path, src, len);
-    if (!m) return NULL;
-    if (check_module(m) > 0) return NULL;
-    if (expect && atom_intern_cstr(m->name) != expect) {
-        size_t alen;
-        fprintf(stderr, "%s: module name '%s' does not match file name '%s'\n", path, m->name,
-                atom_name(expect, &alen));
-        return NULL;
-    }
-    CodeModule *cm = codegen_module(m);
+    size_t alen;
+    CodeModule *cm = compiler_compile_module(path, src, len, expect ? atom_name(expect, &alen) : NULL);
     if (!cm) return NULL;
     return loader_load(cm);
 }

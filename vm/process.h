@@ -28,10 +28,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include "term.h"
+#include "opcodes.h"              /* MAX_REG */
 #include "mailbox.h"
 #include "sched_policy.h"
 
-#define MAX_REG 256            /* x registers: Erlang's limit on arity is 255 */
 #define XSAVE_INLINE 8         /* x registers a descheduled process keeps in
                                   itself; calls with more arguments are rare */
 #define MIN_HEAP_SIZE 55       /* words: an idle process (its Process record

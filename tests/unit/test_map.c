@@ -35,7 +35,7 @@ static void test_random(Process *p) {
     enum { NK = 300 };
     long ref[NK];
     for (int k = 0; k < NK; k++) ref[k] = -1;
-    Term m = map_empty();
+    Term m = lit_map_empty();
     for (int step = 0; step < 3000; step++) {
         int k = (int)(rnd() % NK);
         switch (rnd() % 4) {
@@ -80,7 +80,7 @@ static void test_key_order(Process *p) {
     boxed_ptr(tup)[0] = make_tuple_header(0);
     Term kv[] = { f, make_small(1), make_small(1), make_small(2), atom_intern_cstr("a"), make_small(3),
                   NIL, make_small(4), tup, make_small(5), make_small(-3), make_small(6) };
-    Term m = map_put_pairs(p, map_empty(), kv, 6, 0, NULL);
+    Term m = map_put_pairs(p, lit_map_empty(), kv, 6, 0, NULL);
     CHECK(map_size(m) == 6);
     /* integers, then floats, then atoms, tuples, [] */
     CHECK(map_keys(m)[0] == make_small(-3));
@@ -107,13 +107,13 @@ static void test_order(Process *p) {
     Term one = make_small(1);
     Term onef = make_float_at(heap_alloc(p, FLOAT_WORDS), 1.0);
     Term kv1[] = { a, one }, kv2[] = { a, onef }, kv3[] = { b, make_small(0) };
-    Term m1 = map_put_pairs(p, map_empty(), kv1, 1, 0, NULL);
-    Term m2 = map_put_pairs(p, map_empty(), kv2, 1, 0, NULL);
-    Term m3 = map_put_pairs(p, map_empty(), kv3, 1, 0, NULL);
+    Term m1 = map_put_pairs(p, lit_map_empty(), kv1, 1, 0, NULL);
+    Term m2 = map_put_pairs(p, lit_map_empty(), kv2, 1, 0, NULL);
+    Term m3 = map_put_pairs(p, lit_map_empty(), kv3, 1, 0, NULL);
     CHECK(term_compare(m1, m2) == 0);            /* values by == */
     CHECK(!term_eq_exact(m1, m2));               /* ... but not =:= */
     CHECK(term_compare(m1, m3) < 0);             /* keys before values */
-    CHECK(term_compare(map_empty(), m1) < 0);    /* size first */
+    CHECK(term_compare(lit_map_empty(), m1) < 0);    /* size first */
     CHECK(term_compare(m1, NIL) < 0);            /* maps sort before [] ... */
     CHECK(term_compare(m1, tuple_elems(map_keys_tuple(m1))[0]) > 0);   /* ... after atoms */
 }
@@ -122,7 +122,7 @@ static void test_order(Process *p) {
 static Term int_map(Process *p, int n) {
     Term *kv = malloc(2 * (size_t)n * sizeof *kv);
     for (int i = 0; i < n; i++) { kv[2 * i] = make_small(i + 1); kv[2 * i + 1] = make_small(0); }
-    Term m = map_put_pairs(p, map_empty(), kv, (size_t)n, 0, NULL);
+    Term m = map_put_pairs(p, lit_map_empty(), kv, (size_t)n, 0, NULL);
     free(kv);
     return m;
 }
@@ -136,7 +136,7 @@ static void test_walk(Process *p) {
         15, 14, 2, 7, 1, 8, 3, 17, 22, 21, 4, 36, 24, 10, 35, 27, 19, 5, 18, 16 };
     Term m32 = int_map(p, 32), m40 = int_map(p, 40), m5000 = int_map(p, 5000);
     CHECK(map_walk_order(m32, MAP_WALK_LIST) == NULL);
-    CHECK(map_walk_order(map_empty(), MAP_WALK_ITER) == NULL);
+    CHECK(map_walk_order(lit_map_empty(), MAP_WALK_ITER) == NULL);
     CHECK(map_walk_at(NULL, 7) == 7);
     uint32_t *list = map_walk_order(m40, MAP_WALK_LIST), *iter = map_walk_order(m40, MAP_WALK_ITER);
     for (int i = 0; i < 40; i++) {

@@ -1,7 +1,5 @@
-/* bif.c — the BIF table (made once from bifs.def), lookup by name for the
- * compiler and loader, and raising exceptions from BIFs. */
-#include <string.h>
-
+/* bif.c — the BIF table (made once from bifs.def; lookup by name is the
+ * contract's bif_lookup, bytecode.c) and raising exceptions from BIFs. */
 #include "bif.h"
 
 const BifEntry bif_table[] = {
@@ -9,17 +7,6 @@ const BifEntry bif_table[] = {
 #include "bifs.def"
 #undef BIF
 };
-const int bif_count = (int)(sizeof bif_table / sizeof bif_table[0]);
-
-/* Called at compile and load time only: a linear scan over ~100 entries. */
-int bif_lookup(const char *module, const char *name, int arity) {
-    for (int i = 0; i < bif_count; i++) {
-        const BifEntry *b = &bif_table[i];
-        if (b->arity == arity && strcmp(b->name, name) == 0 && strcmp(b->module, module) == 0)
-            return i;
-    }
-    return -1;
-}
 
 /* The stack trace is left as THE_NON_VALUE: the emulator builds it where it
  * sees the exception (it knows the pc). */

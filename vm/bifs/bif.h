@@ -12,6 +12,7 @@
 
 #include "atom.h"
 #include "heap.h"
+#include "bytecode.h"
 
 typedef Term (*BifFn)(Process *p, Term *args);
 
@@ -26,11 +27,8 @@ typedef struct BifEntry {
 #include "bifs.def"
 #undef BIF
 
+/* Indexed as bif_names (bytecode.h: bif_lookup, bif_count). */
 extern const BifEntry bif_table[];
-extern const int bif_count;
-
-/* Index of a BIF in bif_table, or -1. */
-int bif_lookup(const char *module, const char *name, int arity);
 
 /* Sets the process's exception and returns THE_NON_VALUE. */
 Term bif_raise(Process *p, int cls, Term reason);

@@ -106,7 +106,7 @@ Term bif_maps_take_2(Process *p, Term *args) {
 
 Term bif_maps_size_1(Process *p, Term *args) { return bif_map_size_1(p, args); }
 
-Term bif_maps_new_0(Process *p, Term *args) { (void)p; (void)args; return map_empty(); }
+Term bif_maps_new_0(Process *p, Term *args) { (void)p; (void)args; return lit_map_empty(); }
 
 /* keys (what 0), values (1) or {K, V} pairs (2), in OTP's order for
  * maps:to_list (map.h: key order up to 32 keys, hash-trie order above) */
@@ -167,7 +167,7 @@ static Term map_from_list(Process *p, Term l, Term value) {
             BIF_ERROR(p, AM_badarg);
         }
     }
-    Term r = map_put_pairs(p, map_empty(), kv, (size_t)n, 0, NULL);
+    Term r = map_put_pairs(p, lit_map_empty(), kv, (size_t)n, 0, NULL);
     free(kv);
     p->reds -= n / 16;
     return r;

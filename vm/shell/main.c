@@ -29,8 +29,7 @@
 #include "emulator.h"
 #include "error_report.h"
 #include "loader.h"
-#include "bytecode.h"
-#include "frontend.h"
+#include "compiler.h"
 #include "proc.h"
 #include "sched.h"
 #include "shell.h"
@@ -113,9 +112,7 @@ static int run_file(const char *file, int show_code, int argc, char **argv) {
         size_t len;
         char *src = module_read_file(file, &len);
         if (!src) { fprintf(stderr, "%s: cannot read file\n", file); return 1; }
-        Module *m = parse_module(file, src, len);
-        if (!m || check_module(m) > 0) return 1;
-        CodeModule *cm = codegen_module(m);
+        CodeModule *cm = compiler_compile_module(file, src, len, NULL);
         if (!cm) return 1;
         disasm_module(stdout, cm);
         return 0;

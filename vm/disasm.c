@@ -4,15 +4,15 @@
  * x0/y1, literals in Erlang syntax (as ~p prints them, on one line), labels
  * L4, imports m:f/a, BIFs erlang:'+'/2, lambdas by name. Each function starts
  * with a `function name/arity` header before its func_info label; local calls
- * are annotated with the function they reach.
+ * are annotated with the function they reach. It reads the contract
+ * (bytecode.h, opcodes.h) as the loader does, before loading, so it lives
+ * with the VM that defines the contract, not in the compiler.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "bytecode.h"
-#include "opcodes.h"
 #include "atom.h"
-#include "bif.h"
 #include "print.h"
 #include "outbuf.h"
 
@@ -31,8 +31,8 @@ static void put_cstr_atom(OutBuf *b, const char *s) {
 
 static void put_operand(OutBuf *b, UWord w) {
     if (operand_is_reg(w)) {
-        if (operand_is_y(w)) ob_printf(b, "y%lu", (unsigned long)(operand_reg_index(w) - 1));
-        else ob_printf(b, "x%lu", (unsigned long)operand_reg_index(w));
+        if (operand_is_y(w)) ob_printf(b, "y%d", operand_y_index(w));
+        else ob_printf(b, "x%d", operand_x_index(w));
     } else {
         print_pretty(b, (Term)w, 1, 1L << 30, -1, 1);
     }
@@ -99,9 +99,9 @@ void disasm_module(FILE *out, const CodeModule *cm) {
                 break;
             case 'b':
                 if (v < (UWord)bif_count) {
-                    put_cstr_atom(&b, bif_table[v].module); ob_putc(&b, ':');
-                    put_cstr_atom(&b, bif_table[v].name);
-                    ob_printf(&b, "/%d", bif_table[v].arity);
+                    put_cstr_atom(&b, bif_names[v].module); ob_putc(&b, ':');
+                    put_cstr_atom(&b, bif_names[v].name);
+                    ob_printf(&b, "/%d", bif_names[v].arity);
                 } else ob_printf(&b, "bif?%lu", (unsigned long)v);
                 break;
             case 'F':

@@ -1,15 +1,20 @@
-/* bytecode.h — a compiled module, as the code generator hands it to the loader.
+/* bytecode.h — a compiled module, as the code generator hands it to the
+ * loader: the module half of the contract between the compiler and the VM
+ * (the instruction half is opcodes.h).
  *
- * The code is a flat array of words: an opcode number (vm/opcodes.def) and its
- * operands, encoded as opcodes.def says (labels as label numbers, imports,
- * lambdas and BIFs as indexes). Constants are already terms (vm/literal.h).
+ * The code is a flat array of words: an opcode number (opcodes.def) and its
+ * operands, encoded as opcodes.h defines (labels as label numbers, imports,
+ * lambdas and BIFs as indexes). Constants are already terms (literal.h).
  * The loader turns this into threaded code; `mini -S` prints it (disasm.c).
+ * It lives in vm/ because the VM defines what it can load: the compiler is
+ * one producer of it.
  */
 #ifndef MINI_BYTECODE_H
 #define MINI_BYTECODE_H
 
 #include <stdio.h>
 #include "term.h"
+#include "opcodes.h"
 
 typedef struct CodeImport {           /* a function called as Module:Name/Arity */
     Term module, name;                /* atoms */
@@ -43,10 +48,21 @@ typedef struct CodeModule {
     CodeLambda *lambdas; int nlambdas;
 } CodeModule;
 
-struct Module;
-/* Compiles a checked module. Returns NULL (after printing) on an internal limit. */
-CodeModule *codegen_module(struct Module *m);
-/* Prints the module's code readably, one instruction a line, labels on their own lines. */
+/* BIF operands ('b') index bifs.def, in its order. This table holds what
+ * the compiler needs of each BIF (bytecode.c); the VM's bif_table (bif.h),
+ * made from the same list, adds the C functions. */
+typedef struct BifName {
+    const char *module, *name;
+    int arity;
+    int guard;                        /* allowed in guards */
+} BifName;
+extern const BifName bif_names[];
+extern const int bif_count;
+/* Index of a BIF in bifs.def, or -1. */
+int bif_lookup(const char *module, const char *name, int arity);
+
+/* Prints the module's code readably, one instruction a line, labels on
+ * their own lines (`mini -S`, tests/codegen; disasm.c). */
 void disasm_module(FILE *out, const CodeModule *cm);
 
 #endif

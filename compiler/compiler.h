@@ -1,0 +1,59 @@
+/* compiler.h — the compiler as the VM sees it: source text in, a compiled
+ * module (vm/bytecode.h) out. This is the only compiler header a VM file
+ * includes; the VM loads what comes back (loader.h).
+ *
+ * Errors are printed as `file:line:col: message` with the source line and a
+ * caret, to stderr, or handed to the shell's callback; bad input of any kind
+ * yields NULL or an error status, never a crash. The result lives in Boehm
+ * memory, as does everything the compiler makes.
+ */
+#ifndef MINI_COMPILER_H
+#define MINI_COMPILER_H
+
+#include <stddef.h>
+#include "bytecode.h"
+
+/* Compiles one module's source text. expect, when not NULL, is the module
+ * name the file must declare (a module loaded by name). NULL after printing
+ * the errors. */
+CodeModule *compiler_compile_module(const char *file, const char *src, size_t len,
+                                    const char *expect);
+
+/* ---- the shell ---- */
+
+typedef enum {
+    SHELL_OK,            /* code: a module whose '$eval'/N runs the line */
+    SHELL_INCOMPLETE,    /* the text ends before the final '.': read more */
+    SHELL_SYNTAX_ERROR,  /* erl does not count the command */
+    SHELL_LINT_ERROR,    /* erl counts it */
+    SHELL_SPECIAL        /* the whole line is f(), f(X), b() or v(N) */
+} ShellStatus;
+
+typedef struct ShellCode {
+    CodeModule *code;        /* SHELL_OK */
+    char special;            /* SHELL_SPECIAL: 'f', 'b' or 'v' */
+    const char *special_var; /* f(X): "X"; NULL for f(), b() and v(N) */
+    long special_n;          /* v(N): N (a small integer) */
+} ShellCode;
+
+/* Compiles `Expr, ..., Expr.` typed at the shell, with the names in bound
+ * (nbound of them, NUL-terminated) bound, into a fresh module
+ *
+ *     '$eval'(Bound1, ..., BoundK) -> Expr, ..., '$R' = LastExpr,
+ *                                     {'$R', [{'Name', Name} || every name bound after]}.
+ *
+ * Local calls that are not auto-imported BIFs become shell_default:F(...)
+ * calls, as in Erlang. Each error message goes to diag(ctx, line, col, msg)
+ * instead of stderr. text must stay alive as long as the result (Boehm
+ * memory): the compiler keeps pointers into it. */
+ShellStatus compiler_compile_shell(const char *text, size_t len, const char **bound, int nbound,
+                                   void (*diag)(void *ctx, int line, int col, const char *msg),
+                                   void *ctx, ShellCode *out);
+
+/* Where the first expression sequence of src ends when more follows it on
+ * the same input (`X = 1. Y = 2.` at the shell's prompt): the byte offset just
+ * after its terminating '.', or 0 when there is only one (or the text does
+ * not lex). Prints nothing. */
+size_t compiler_shell_split(const char *src, size_t len);
+
+#endif
