@@ -25,7 +25,8 @@ enum { PRIO_LOW = 0, PRIO_NORMAL = 1, PRIO_HIGH = 2, PRIO_MAX = 3, PRIO_LEVELS =
                                         (prime, as Go's: no lockstep with periodic work) */
 #define POLICY_STEAL_PAYOFF_US 1000  /* a steal must keep the thief busy this long */
 #define POLICY_BACKOFF_MIN_US 100    /* first wait after a steal that did not pay */
-#define POLICY_BACKOFF_MAX_US 6400   /* the longest (after 7 in a row) */
+#define POLICY_BACKOFF_MAX_US 400    /* the longest (after 3 in a row): longer waits kept
+                                        two independent rings from spreading */
 
 /* ---- picking: what a scheduler runs next ---- */
 
