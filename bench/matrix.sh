@@ -88,18 +88,8 @@ TXT=bench/results/$STAMP-$MODE.txt
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# Others may rebuild bin/mini while this runs: measure a snapshot of it, with
-# the stdlib/ it finds beside it (a binary missing for a moment is being
-# rebuilt: wait up to a minute).
-MINI_SRC=$MINI
-mkdir -p "$TMP/snap/bin"
-for i in $(seq 1 12); do
-  [ -x "$MINI" ] && cp "$MINI" "$TMP/snap/bin/mini" 2>/dev/null && "$TMP/snap/bin/mini" --version >/dev/null 2>&1 && break
-  rm -f "$TMP/snap/bin/mini"; sleep 5
-done
-[ -x "$TMP/snap/bin/mini" ] || { echo "matrix.sh: $MINI not built or not working (run make)" >&2; exit 2; }
-cp -r "$(dirname "$MINI")/../stdlib" "$TMP/snap/" || { echo "matrix.sh: cannot snapshot $MINI" >&2; exit 2; }
-MINI=$TMP/snap/bin/mini
+. bench/snapshot.sh
+snapshot_mini matrix.sh "$TMP"
 cp bench/matrix.mini "$TMP/matrix.mini"
 
 HAVE_ERL=0

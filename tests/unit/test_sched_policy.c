@@ -28,11 +28,11 @@ static void test_pick(void) {
         { "normal before low",                     { .ring = 2, .global_low = 1, .low_skips = 0 }, PICK_RING },
         { "global normal before low",              { .global_normal = 1, .global_low = 1 }, PICK_GLOBAL },
         { "low when nothing else",                 { .global_low = 1 }, PICK_LOW },
-        { "low not yet its turn",                  { .ring = 2, .global_low = 1, .low_skips = POLICY_LOW_EVERY - 2 }, PICK_RING },
+        { "low before its turn",                    { .ring = 2, .global_low = 1, .low_skips = POLICY_LOW_EVERY - 2 }, PICK_RING },
         { "low after 7 skips",                     { .ring = 2, .global_low = 1, .low_skips = POLICY_LOW_EVERY - 1 }, PICK_LOW },
         { "low's turn does not beat high",         { .global_high = 1, .global_low = 1, .low_skips = 50 }, PICK_HIGH },
         { "global's turn comes after 60 ring picks", { .ring = 2, .global_normal = 1, .global_skips = POLICY_GLOBAL_EVERY - 1 }, PICK_GLOBAL },
-        { "global not yet its turn",               { .ring = 2, .global_normal = 1, .global_skips = POLICY_GLOBAL_EVERY - 2 }, PICK_RING },
+        { "global before its turn",                 { .ring = 2, .global_normal = 1, .global_skips = POLICY_GLOBAL_EVERY - 2 }, PICK_RING },
         { "global's turn does not beat a runnext", { .runnext = 1, .chain_left = 10, .global_normal = 1, .global_skips = 500 }, PICK_RUNNEXT },
         { "low's turn does not beat a runnext",    { .runnext = 1, .chain_left = 10, .global_low = 1, .low_skips = 50 }, PICK_RUNNEXT },
     };
