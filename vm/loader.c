@@ -180,7 +180,7 @@ LoadedModule *loader_load(const CodeModule *cm) {
         Export *e = export_get(cm->name, cf->name, cf->arity);
         /* published with release: a scheduler that reads the entry
          * (export_code, acquire) also sees the code written above */
-        __atomic_store_n(&e->code, (const Instr *)(lm->code + label_at[cf->label]), __ATOMIC_RELEASE);
+        smp_store_release(&e->code, (const Instr *)(lm->code + label_at[cf->label]));
     }
     return lm;
 }
