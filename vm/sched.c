@@ -71,7 +71,7 @@ struct Scheduler {
     _Atomic uint64_t last_spawn_us;  /* when a slice that spawned last ended
                                         (owner writes, once per such slice) */
     _Alignas(CACHE_LINE) _Atomic(Process *) runnext;
-    _Alignas(CACHE_LINE) _Atomic(uintptr_t) ring[RUNQ_SIZE];   /* Process *, | FRESH */
+    _Alignas(CACHE_LINE) _Atomic(uintptr_t) ring[RUNQ_SIZE];   /* Process *, | FRESH, | BUSY */
     _Alignas(CACHE_LINE) int id;
     /* as a thief: the runnext it last saw, where, and since when (the owner
      * pays no clock reading per wake-up; the spinning thief does) */
@@ -212,7 +212,10 @@ static int global_has(int prio) {
  * spawn and has not run yet (or came from the backlog), so that a thief can
  * tell without touching the process (see policy_steal_count). */
 #define FRESH ((uintptr_t)1)
-static Process *entry_process(uintptr_t e) { return (Process *)(e & ~FRESH); }
+/* BUSY marks a process queued because its slice, or its chain's, ran out
+ * (see policy_steal_count): the work most likely to keep a thief busy. */
+#define BUSY ((uintptr_t)2)
+static Process *entry_process(uintptr_t e) { return (Process *)(e & ~(FRESH | BUSY)); }
 
 static void backlog_put(Scheduler *s, Process *p);
 
@@ -278,6 +281,12 @@ static VictimView victim_view(Scheduler *v, uint32_t h, uint32_t n, uint64_t now
         uint64_t last = atomic_load_explicit(&v->last_spawn_us, memory_order_relaxed);
         vv.since_spawn_us = now - last;
     }
+    vv.first_busy = POLICY_NO_BUSY;
+    for (uint32_t i = 0; i < n && i < POLICY_BUSY_LOOK; i++)
+        if (atomic_load_explicit(&v->ring[(h + i) % RUNQ_SIZE], memory_order_relaxed) & BUSY) {
+            vv.first_busy = i;
+            break;
+        }
     return vv;
 }
 
@@ -451,7 +460,7 @@ static Process *find_local(Scheduler *s, SWord *budget) {
             }
             continue;                        /* a thief took it */
         case PICK_REQUEUE_RUNNEXT:
-            if ((p = atomic_exchange(&s->runnext, NULL))) runq_put(s, p);
+            if ((p = atomic_exchange(&s->runnext, NULL))) runq_put_as(s, p, BUSY);
             s->chain_reds = 0;
             continue;
         case PICK_RING: {
@@ -687,7 +696,7 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
     case RUN_YIELD:
         /* back in the queue, but no new work: it was running a moment ago,
          * so it is no reason to wake anyone (find_local's streak is) */
-        make_runnable_quietly(s, p, 0, WHY_YIELDED);
+        make_runnable_quietly(s, p, BUSY, WHY_YIELDED);
         break;
     case RUN_WAIT:
         /* the last touch: after this another scheduler may own p */

@@ -73,12 +73,24 @@ int policy_queue_wakes(uint32_t len) { return len >= POLICY_SURPLUS; }
  *  - children while their parent keeps spawning (the head is fresh and the
  *    spawning slice runs or ended less than POLICY_SPAWN_GRACE_US ago): a
  *    parent spawning short-lived children runs them itself, on the core
- *    where their memory was just written. */
+ *    where their memory was just written.
+ * The half reaches at least to the first busy process: one queued because
+ * its slice ran out, or its chain's (a ring's token holder left behind when
+ * the chain's slice ended). The thief runs the last one it takes, and what
+ * used a whole slice is the best predictor of what keeps a thief busy; the
+ * rest of a queue is mostly processes displaced from runnext or woken, which
+ * wait again within microseconds. Two rings sharing a core queue exactly
+ * [displaced LED, other ring's holder]: half of that is the LED, a steal
+ * that never pays (measured: hundreds of such steals before the rings
+ * spread). A crowd, all woken, has no busy entry and keeps the plain half. */
 uint32_t policy_steal_count(const VictimView *v) {
     if (v->len == 0) return 0;
     if (v->len == 1 && v->lone_streak < POLICY_LONE_STREAK) return 0;
     if (v->head_fresh && v->since_spawn_us < POLICY_SPAWN_GRACE_US) return 0;
-    return v->len - v->len / 2;
+    uint32_t half = v->len - v->len / 2;
+    if (v->first_busy != POLICY_NO_BUSY && v->first_busy >= half && v->first_busy < v->len)
+        return v->first_busy + 1;
+    return half;
 }
 
 /* A runnext is taken only after the thief has seen the same process there

@@ -82,7 +82,12 @@ typedef struct {
     uint64_t since_spawn_us;  /* since the victim's last spawning slice ended
                                  (UINT64_MAX: its spawner waits or ended) */
     int lone_streak;          /* the victim's policy_lone_streak */
+    uint32_t first_busy;      /* position from the head of the first process
+                                 queued because its slice (or its chain's)
+                                 ran out; POLICY_NO_BUSY if none is seen */
 } VictimView;
+#define POLICY_NO_BUSY UINT32_MAX
+#define POLICY_BUSY_LOOK 16   /* how far from the head a thief looks for one */
 
 /* How many of the victim's ring a thief takes (0: leave it alone). */
 uint32_t policy_steal_count(const VictimView *v);

@@ -130,6 +130,13 @@ static void test_steal_count(void) {
         { "fresh, spawner quiet for 5 ms",      { .len = 100, .head_fresh = 1, .since_spawn_us = POLICY_SPAWN_GRACE_US }, 50 },
         { "fresh, spawner waits",               { .len = 100, .head_fresh = 1, .since_spawn_us = UINT64_MAX }, 50 },
         { "run-before head of a spawner",       { .len = 100, .head_fresh = 0, .since_spawn_us = 0 }, 50 },
+        { "woken pair, none busy: one",         { .len = 2, .since_spawn_us = UINT64_MAX, .first_busy = POLICY_NO_BUSY }, 1 },
+        { "[LED, busy holder]: both",           { .len = 2, .since_spawn_us = UINT64_MAX, .first_busy = 1 }, 2 },
+        { "busy within the half: the half",     { .len = 8, .since_spawn_us = UINT64_MAX, .first_busy = 2 }, 4 },
+        { "busy past the half: up to it",       { .len = 8, .since_spawn_us = UINT64_MAX, .first_busy = 6 }, 7 },
+        { "busy last of 8: all",                { .len = 8, .since_spawn_us = UINT64_MAX, .first_busy = 7 }, 8 },
+        { "a lone busy process waits its streak", { .len = 1, .since_spawn_us = UINT64_MAX, .first_busy = 0 }, 0 },
+        { "fresh children: busy changes nothing", { .len = 100, .head_fresh = 1, .since_spawn_us = 0, .first_busy = 60 }, 0 },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         CHECK_EQ(policy_steal_count(&rows[i].v), rows[i].want, "steal: %s", rows[i].what);
