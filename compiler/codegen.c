@@ -840,6 +840,16 @@ static void cg_binop(Fn *f, Expr *e, UWord dest) {
     if (cg_is_farith(f, e)) { cg_farith(f, e, dest); return; }
     UWord ops[2];
     Expr *es[2] = { e->a, e->b };
+    /* a commutative operator takes a constant on the right, as BEAM's
+     * compiler puts it: the error frame then lists the operands as OTP's
+     * does (erlang:'*'(X, 2) for 2 * X), and a small integer on the right
+     * lets the loader use add_imm. Constants have no side effects, so the
+     * order of evaluation is unchanged. */
+    Term ca, cb;
+    if ((e->op == OP_ADD || e->op == OP_MUL || e->op == OP_BAND || e->op == OP_BOR ||
+         e->op == OP_BXOR) && cg_const(f, e->a, &ca) && !cg_const(f, e->b, &cb)) {
+        es[0] = e->b; es[1] = e->a;
+    }
     cg_oplist(f, es, 2, ops);
     if (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) {
         if (!f->bif_fail) cg_line(f, e->line);

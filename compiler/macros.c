@@ -147,8 +147,15 @@ static void macro_define(Expander *x, const Token *t, int i, int end)
     x->macros = m;
 }
 
-static int macro_open(int k)
+/* Whether t[i] opens a bracket that a macro argument's commas are inside.
+ * As epp: `fun` opens only when a clause follows (`fun (` or the named
+ * `fun Name (`), since `fun f/1` and `fun m:f/1` have no `end`. */
+static int macro_open(const Token *t, int i, int n)
 {
+    int k = t[i].kind;
+    if (k == T_FUN)
+        return (i + 1 < n && t[i + 1].kind == '(') ||
+               (i + 2 < n && t[i + 1].kind == T_VAR && t[i + 2].kind == '(');
     return k == '(' || k == '[' || k == '{' || k == T_LTLT || k == T_BEGIN || k == T_CASE ||
            k == T_IF || k == T_RECEIVE || k == T_TRY;
 }
@@ -238,7 +245,7 @@ static int macro_use(Expander *x, const Token *t, int n, int *ip, TokVec *out, i
                 if (kind == ')') break;
                 continue;
             }
-            if (macro_open(kind)) level++;
+            if (macro_open(t, k, n)) level++;
             else if (macro_close(kind)) level--;
         }
         if (nargs == 1 && astart[0] == aend[0]) nargs = 0;    /* ?F() */

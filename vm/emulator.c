@@ -390,10 +390,18 @@ L_mul:
 arith_result:
     if (r == THE_NON_VALUE) {
         if (pc[1]) FAIL_TO(pc[1]);
-        const char *name = *pc == (Instr)&&L_mul ? "*" :
-                           *pc == (Instr)&&L_sub || *pc == (Instr)&&L_sub_imm ? "-" : "+";
-        top_frame = tuple4(p, ATOM_TERM(erlang), atom_intern_cstr(name),
-                           cons(p, a, cons(p, b, NIL)), NIL);
+        int is_mul = *pc == (Instr)&&L_mul;
+        int is_sub = *pc == (Instr)&&L_sub || *pc == (Instr)&&L_sub_imm;
+        /* OTP 25 (JIT) raises from its inline sum with a small integer
+         * literal, and from a difference with a non-negative one (which it
+         * adds negated), without an erlang:'+' frame; otherwise the frame
+         * names the operator and its operands */
+        int lit_a = operand_is_literal(pc[3]) && is_small(a);
+        int lit_b = operand_is_literal(pc[4]) && is_small(b);
+        int inline_sum = !is_mul && (is_sub ? lit_b && small_val(b) >= 0 : lit_a || lit_b);
+        if (!inline_sum)
+            top_frame = tuple4(p, ATOM_TERM(erlang), atom_intern_cstr(is_mul ? "*" : is_sub ? "-" : "+"),
+                               cons(p, a, cons(p, b, NIL)), NIL);
         RAISE();
     }
     DST(pc[5]) = r;
