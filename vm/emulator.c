@@ -314,6 +314,7 @@ L_bif: {
     LOAD_E();
     if (r == THE_NON_VALUE) {
         if (pc[1]) FAIL_TO(pc[1]);
+        if (p->exc_trace != THE_NON_VALUE) goto unwind;     /* raise/3 gave the trace */
         if (p->exc_class == EXC_ERROR && b->fn != bif_error_1 && b->fn != bif_error_2)
             top_frame = tuple4(p, atom_intern_cstr(b->module), atom_intern_cstr(b->name),
                                args_list(p, args, (int)n), NIL);
@@ -902,6 +903,7 @@ do_call_export:
         reds = p->reds;
         LOAD_E();
         if (r == THE_NON_VALUE) {
+            if (p->exc_trace != THE_NON_VALUE) goto unwind; /* raise/3 gave the trace */
             if (p->exc_class == EXC_ERROR && ep->bif->fn != bif_error_1 && ep->bif->fn != bif_error_2)
                 top_frame = tuple4(p, ep->module, ep->name, args_list(p, x, arity), NIL);
             RAISE();
