@@ -175,11 +175,11 @@ Term bif_atom_to_list_1(Process *p, Term *args) {
     size_t n;
     const char *s = atom_name(args[0], &n);
     if (n == 0) return NIL;
-    Term *hp = heap_alloc(p, 2 * n);
+    Term *hp = heap_alloc(p, 2 * n);           /* at most one cell a byte */
     Term res = make_list(hp);
-    for (size_t i = 0; i < n; i++, hp += 2) {
-        hp[0] = make_small((unsigned char)s[i]);
-        hp[1] = i + 1 < n ? make_list(hp + 2) : NIL;
+    for (size_t i = 0; i < n; hp += 2) {
+        hp[0] = make_small(atom_text_char((const unsigned char *)s, n, &i));
+        hp[1] = i < n ? make_list(hp + 2) : NIL;
     }
     return res;
 }
