@@ -18,7 +18,7 @@
 /* The items fun_info/1 lists, in OTP's order for each kind of fun. */
 static const char *const local_items[] = { "pid", "module", "new_index", "new_uniq", "index",
                                            "uniq", "name", "arity", "env", "type", NULL };
-static const char *const external_items[] = { "pid", "module", "name", "arity", "env", "type", NULL };
+static const char *const external_items[] = { "module", "name", "arity", "env", "type", NULL };
 
 /* {Item, Value} for fun f, or THE_NON_VALUE for an unknown item. */
 static Term fun_item(Process *p, Term f, Term item) {

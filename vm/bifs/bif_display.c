@@ -86,7 +86,7 @@ Term bif_display_1(Process *p, Term *args) {
     OutBuf b;
     ob_init(&b);
     display_rec(&b, args[0], 0);
-    ob_putc(&b, '\n');
+    ob_puts(&b, "\r\n");                      /* OTP's line end here, on any stdout */
     io_write_out(b.buf, b.len);
     ob_free(&b);
     return AM_true;
@@ -94,7 +94,7 @@ Term bif_display_1(Process *p, Term *args) {
 
 Term bif_display_nl_0(Process *p, Term *args) {
     (void)p; (void)args;
-    io_write_out("\n", 1);
+    io_write_out("\r\n", 2);
     return AM_true;
 }
 
