@@ -8,6 +8,7 @@
 #include "bif.h"
 #include "atom.h"
 #include "binary.h"
+#include "loader.h"
 #include "module.h"
 #include "num_text.h"
 #include "outbuf.h"
@@ -169,4 +170,60 @@ Term bif_bump_reductions_1(Process *p, Term *args) {
     SWord n = small_val(args[0]);
     p->reds -= n > 1000000 ? 1000000 : n;
     return AM_true;
+}
+
+/* get_module_info(M, Item), what module_info/1 of every module returns
+ * (compile.c adds module_info/0,1): module, exports ({F, A} of the
+ * exported functions), functions (all, with the compiler's own), and
+ * attributes, compile and md5, which Mini does not keep ([], [], 16 zero
+ * bytes). badarg for a module not loaded or another item. */
+static Term module_item(Process *p, LoadedModule *m, Term item) {
+    if (item == atom_intern_cstr("module")) return m->name;
+    int exports = item == atom_intern_cstr("exports");
+    if (exports || item == atom_intern_cstr("functions")) {
+        Term l = NIL;
+        for (int i = m->nfunctions - 1; i >= 0; i--) {
+            const FunctionInfo *fi = &m->functions[i];
+            if (exports) {
+                const Instr *c = export_code(export_get(m->name, fi->name, fi->arity));
+                if (!c || c < m->code || c >= m->code + m->ncode) continue;
+            }
+            l = cons(p, tuple2(p, fi->name, make_small(fi->arity)), l);
+        }
+        return l;
+    }
+    if (item == atom_intern_cstr("attributes") || item == atom_intern_cstr("compile")) return NIL;
+    if (item == atom_intern_cstr("md5")) {
+        unsigned char z[16] = { 0 };
+        return bin_from_bytes(p, z, 16);
+    }
+    return THE_NON_VALUE;
+}
+
+Term bif_get_module_info_2(Process *p, Term *args) {
+    LoadedModule *m = is_atom(args[0]) ? module_find(args[0]) : NULL;
+    Term r = m && is_atom(args[1]) ? module_item(p, m, args[1]) : THE_NON_VALUE;
+    if (r == THE_NON_VALUE) BIF_ERROR(p, AM_badarg);
+    return r;
+}
+
+Term bif_get_module_info_1(Process *p, Term *args) {
+    LoadedModule *m = is_atom(args[0]) ? module_find(args[0]) : NULL;
+    if (!m) BIF_ERROR(p, AM_badarg);
+    static const char *const items[] = { "module", "exports", "attributes", "compile", "md5" };
+    Term l = NIL;
+    for (int i = 4; i >= 0; i--) {
+        Term k = atom_intern_cstr(items[i]);
+        l = cons(p, tuple2(p, k, module_item(p, m, k)), l);
+    }
+    return l;
+}
+
+/* loaded(): every loaded module */
+Term bif_loaded_0(Process *p, Term *args) {
+    (void)args;
+    Term l = NIL;
+    LoadedModule *m;
+    for (int i = 0; (m = module_nth(i)) != NULL; i++) l = cons(p, m->name, l);
+    return l;
 }
