@@ -75,13 +75,13 @@ static void md5_update(Md5 *m, const unsigned char *p, size_t n) {
     m->len += n;
     if (have) {
         size_t k = 64 - have < n ? 64 - have : n;
-        memcpy(m->buf + have, p, k);
+        if (k) memcpy(m->buf + have, p, k);
         p += k; n -= k; have += k;
         if (have < 64) return;
         md5_block(m->s, m->buf);
     }
     for (; n >= 64; p += 64, n -= 64) md5_block(m->s, p);
-    memcpy(m->buf, p, n);
+    if (n) memcpy(m->buf, p, n);
 }
 
 static void md5_final(Md5 *m, unsigned char out[16]) {
@@ -225,7 +225,8 @@ Term bif_crc32_combine_3(Process *p, Term *args) {
     if (len == 0) return make_integer(p, c1);
     uint32_t even[32], odd[32];
     odd[0] = 0xEDB88320u;
-    for (int n = 1, row = 1; n < 32; n++, row <<= 1) odd[n] = (uint32_t)row;
+    uint32_t row = 1;
+    for (int n = 1; n < 32; n++, row <<= 1) odd[n] = row;
     gf2_square(even, odd);
     gf2_square(odd, even);
     do {
