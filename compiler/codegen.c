@@ -22,7 +22,26 @@
 
 /* ---- small utilities ---------------------------------------------------- */
 
-Term cg_atom(const char *name) { return atom_intern(name, strlen(name)); }
+/* The atom a source name denotes. Source text is UTF-8 and the front end
+ * keeps names so; the atom table holds characters below 256 as one byte
+ * each (atom.h), so 'ÿÿ' is the two-character atom list_to_atom([255,255])
+ * makes, as in OTP. Bytes that are not UTF-8 stay as they are. */
+Term cg_atom(const char *name) {
+    size_t n = strlen(name), k = 0;
+    char small[256], *buf = n < sizeof small ? small : GC_MALLOC_ATOMIC(n + 1);
+    const unsigned char *s = (const unsigned char *)name;
+    for (size_t i = 0; i < n;) {
+        if (s[i] == 0xC2 || s[i] == 0xC3) {
+            if (i + 1 < n && (s[i + 1] & 0xC0) == 0x80) {
+                buf[k++] = (char)(((s[i] & 0x1F) << 6) | (s[i + 1] & 0x3F));
+                i += 2;
+                continue;
+            }
+        }
+        buf[k++] = (char)s[i++];
+    }
+    return atom_intern(buf, k);
+}
 
 void cg_error(Fn *f, int line, int col, const char *fmt, ...) {
     char buf[512];
@@ -840,6 +859,16 @@ static void cg_binop(Fn *f, Expr *e, UWord dest) {
     if (cg_is_farith(f, e)) { cg_farith(f, e, dest); return; }
     UWord ops[2];
     Expr *es[2] = { e->a, e->b };
+    /* a commutative operator takes a constant on the right, as BEAM's
+     * compiler puts it: the error frame then lists the operands as OTP's
+     * does (erlang:'*'(X, 2) for 2 * X), and a small integer on the right
+     * lets the loader use add_imm. Constants have no side effects, so the
+     * order of evaluation is unchanged. */
+    Term ca, cb;
+    if ((e->op == OP_ADD || e->op == OP_MUL || e->op == OP_BAND || e->op == OP_BOR ||
+         e->op == OP_BXOR) && cg_const(f, e->a, &ca) && !cg_const(f, e->b, &cb)) {
+        es[0] = e->b; es[1] = e->a;
+    }
     cg_oplist(f, es, 2, ops);
     if (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) {
         if (!f->bif_fail) cg_line(f, e->line);

@@ -475,6 +475,18 @@ void cg_fun(Fn *f, Expr *e, UWord dest) {
 void cg_funref(Fn *f, Expr *e, UWord dest) {
     Gen *g = f->g;
     const char *mod = e->mod ? e->mod->name : NULL;
+    if (mod) {
+        /* fun M:F/A is an export fun, as in Erlang (it prints as itself,
+         * equals erlang:make_fun(M, F, A), calls the latest code): made by
+         * that BIF, two heap words, as a closure would take */
+        int live = cg_xlive(f);
+        cg_op(f, OP_bif, 4, (UWord)0, (UWord)bif_lookup("erlang", "make_fun", 3), (UWord)live, dest);
+        cg_emit(f, 3);
+        cg_emit(f, cg_atom(mod));
+        cg_emit(f, cg_atom(e->name));
+        cg_emit(f, make_small(e->arity));
+        return;
+    }
     int li = -1;
     for (int i = 0; i < g->nfrefs; i++)
         if (g->frefs[i].mod == mod && g->frefs[i].name == e->name && g->frefs[i].arity == e->arity)

@@ -24,9 +24,49 @@
 #include "codegen.h"
 #include "frontend.h"
 
+/* Every module exports module_info/0,1, as BEAM's compiler adds them:
+ * erlang:get_module_info(Module[, Item]). Parsed from text so they are
+ * plain functions; a module that defines its own keeps it. */
+static void add_module_info(Module *m) {
+    int has0 = 0, has1 = 0;
+    for (int i = 0; i < m->nfunctions; i++)
+        if (strcmp(m->functions[i]->name, "module_info") == 0) {
+            if (m->functions[i]->arity == 0) has0 = 1;
+            if (m->functions[i]->arity == 1) has1 = 1;
+        }
+    if (has0 && has1) return;
+    char *text = GC_MALLOC_ATOMIC(strlen(m->name) * 4 + 256);
+    char *q = text;
+    q += sprintf(q, "-module('");
+    for (const char *c = m->name; *c; c++) {       /* the name as a quoted atom */
+        if (*c == '\'' || *c == '\\') *q++ = '\\';
+        *q++ = *c;
+    }
+    q += sprintf(q, "').\n");
+    if (!has0) q += sprintf(q, "module_info() -> erlang:get_module_info(?MODULE).\n");
+    if (!has1) q += sprintf(q, "module_info(Item) -> erlang:get_module_info(?MODULE, Item).\n");
+    Module *extra = parse_module(m->file, text, strlen(text));
+    if (!extra) return;
+    int n = m->nfunctions + extra->nfunctions;
+    Function **fs = ast_alloc(sizeof *fs * (size_t)n);
+    memcpy(fs, m->functions, sizeof *fs * (size_t)m->nfunctions);
+    memcpy(fs + m->nfunctions, extra->functions, sizeof *fs * (size_t)extra->nfunctions);
+    NameArity *ex = ast_alloc(sizeof *ex * (size_t)(m->nexports + 2));
+    memcpy(ex, m->exports, sizeof *ex * (size_t)m->nexports);
+    int ne = m->nexports;
+    for (int i = 0; i < extra->nfunctions; i++) {
+        ex[ne].name = extra->functions[i]->name;
+        ex[ne].arity = extra->functions[i]->arity;
+        ne++;
+    }
+    m->functions = fs; m->nfunctions = n;
+    m->exports = ex; m->nexports = ne;
+}
+
 CodeModule *compiler_compile_module(const char *file, const char *src, size_t len,
                                     const char *expect) {
     Module *m = parse_module(file, src, len);
+    if (m && m->name) add_module_info(m);       /* before the checks: local calls see them */
     if (!m || check_module(m) > 0) return NULL;
     if (expect && strcmp(m->name, expect) != 0) {
         fprintf(stderr, "%s: module name '%s' does not match file name '%s'\n", file, m->name,

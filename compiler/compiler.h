@@ -19,6 +19,14 @@
 CodeModule *compiler_compile_module(const char *file, const char *src, size_t len,
                                     const char *expect);
 
+/* Where -include and -include_lib look (compiler/include.c has the order):
+ * `-I DIR` directories, the code path, and the library root whose App/
+ * folders include_lib("App/...") names. Set at start-up, before any thread
+ * compiles. */
+void compiler_include_dir_add(const char *dir);
+void compiler_code_dir_add(const char *dir);
+void compiler_lib_root_set(const char *dir);
+
 /* ---- the shell ---- */
 
 typedef enum {

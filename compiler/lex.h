@@ -48,6 +48,12 @@ int lex_source(Source *s, TokVec *out);
  * Returns 0 after printing errors. */
 int macros_expand(Source *s, const TokVec *in, TokVec *out);
 
+/* include.c: the path of an -include (lib: -include_lib) file named name,
+ * seen from the file `from`, or NULL; and a file's whole text (NULL if it
+ * cannot be read). */
+char *include_find(const char *from, const char *name, int lib);
+char *include_read(const char *path, size_t *len);
+
 /* Spelling of a token for "syntax error before: X", Erlang style. */
 const char *token_describe(const Token *t);
 

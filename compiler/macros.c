@@ -1,7 +1,9 @@
 /* macros.c — Erlang's preprocessor, on tokens (between lexer and parser).
  *
  * Handles -define(NAME, Tokens). and -define(NAME(A, B), Tokens).,
- * -undef, -ifdef, -ifndef, -else, -endif, and the uses ?NAME and
+ * -undef, -ifdef, -ifndef, -else, -endif, -include, -include_lib (the
+ * file's tokens are spliced in place of the directive; include.c finds
+ * the file), and the uses ?NAME and
  * ?NAME(Args), plus the predefined ?MODULE, ?MODULE_STRING, ?FILE, ?LINE.
  * Directives are recognised only at the start of a form (after a '.'), as
  * epp does. The tokens of a macro body take the position of the '?' that
@@ -31,6 +33,7 @@ typedef struct Expander {
     Source *s;
     Macro *macros;
     const char *module;         /* from -module, for ?MODULE */
+    int include_depth;          /* files being included, nested */
     int failed;
 } Expander;
 
@@ -147,8 +150,15 @@ static void macro_define(Expander *x, const Token *t, int i, int end)
     x->macros = m;
 }
 
-static int macro_open(int k)
+/* Whether t[i] opens a bracket that a macro argument's commas are inside.
+ * As epp: `fun` opens only when a clause follows (`fun (` or the named
+ * `fun Name (`), since `fun f/1` and `fun m:f/1` have no `end`. */
+static int macro_open(const Token *t, int i, int n)
 {
+    int k = t[i].kind;
+    if (k == T_FUN)
+        return (i + 1 < n && t[i + 1].kind == '(') ||
+               (i + 2 < n && t[i + 1].kind == T_VAR && t[i + 2].kind == '(');
     return k == '(' || k == '[' || k == '{' || k == T_LTLT || k == T_BEGIN || k == T_CASE ||
            k == T_IF || k == T_RECEIVE || k == T_TRY;
 }
@@ -238,7 +248,7 @@ static int macro_use(Expander *x, const Token *t, int n, int *ip, TokVec *out, i
                 if (kind == ')') break;
                 continue;
             }
-            if (macro_open(kind)) level++;
+            if (macro_open(t, k, n)) level++;
             else if (macro_close(kind)) level--;
         }
         if (nargs == 1 && astart[0] == aend[0]) nargs = 0;    /* ?F() */
@@ -320,11 +330,55 @@ static int macro_directive(const Token *t, int i, const char *name)
     return t[i].kind == '-' && t[i + 1].kind == T_ATOM && strcmp(t[i + 1].name, name) == 0;
 }
 
-int macros_expand(Source *s, const TokVec *in, TokVec *out)
+enum { INCLUDES_MAX = 200 };    /* nesting; a file that includes itself stops here */
+
+/* -include("F"). or -include_lib("F"). at t[i] in the file `from`: the
+ * tokens of F (lexed as a file of their own, so its lexical errors name it)
+ * in *inc, ended by an end token, and its path. 0 after an error, which
+ * points at the file name. */
+static int macro_include(Expander *x, const Token *t, int i, int end, int lib, const char *from,
+                         TokVec *inc, const char **path_out)
 {
-    Expander x = { .s = s };
-    const Token *t = in->v;
-    int n = in->n - 1;            /* t[n] is the end token */
+    const char *what = lib ? "include_lib" : "include";
+    if (t[i + 2].kind != '(' || t[i + 3].kind != T_STRING || t[i + 4].kind != ')' ||
+        i + 5 != end || t[end].kind != T_DOT) {
+        macro_error(x, &t[i + 1], "badly formed '%s'", what);
+        return 0;
+    }
+    const Token *st = &t[i + 3];
+    char *name = GC_MALLOC_ATOMIC((size_t)st->len * 4 + 1);
+    size_t k = 0;
+    for (int j = 0; j < st->len; j++) {            /* the codes as UTF-8 */
+        unsigned c = (unsigned)st->str[j];
+        if (c < 0x80) name[k++] = (char)c;
+        else if (c < 0x800) { name[k++] = (char)(0xC0 | (c >> 6)); name[k++] = (char)(0x80 | (c & 0x3F)); }
+        else if (c < 0x10000) { name[k++] = (char)(0xE0 | (c >> 12)); name[k++] = (char)(0x80 | ((c >> 6) & 0x3F)); name[k++] = (char)(0x80 | (c & 0x3F)); }
+        else { name[k++] = (char)(0xF0 | (c >> 18)); name[k++] = (char)(0x80 | ((c >> 12) & 0x3F)); name[k++] = (char)(0x80 | ((c >> 6) & 0x3F)); name[k++] = (char)(0x80 | (c & 0x3F)); }
+    }
+    name[k] = 0;
+    if (x->include_depth >= INCLUDES_MAX) {
+        macro_error(x, st, "too many nested includes at \"%s\"", name);
+        return 0;
+    }
+    char *path = include_find(from, name, lib);
+    size_t len = 0;
+    char *src = path ? include_read(path, &len) : NULL;
+    if (!src) {
+        macro_error(x, st, lib ? "can't find include lib \"%s\"" : "can't find include file \"%s\"", name);
+        return 0;
+    }
+    Source *is = ast_alloc(sizeof *is);
+    is->file = path; is->src = src; is->len = len;
+    if (!lex_source(is, inc)) { x->s->errors += is->errors; x->failed = 1; return 0; }
+    *path_out = path;
+    return 1;
+}
+
+/* The forms of one file, t[0..n) (t[n] is its end token), expanded into
+ * out. Each file has its own -ifdef stack (a conditional must end in the
+ * file that opens it, as with epp); macros and ?MODULE are shared. */
+static void macro_file(Expander *x, const Token *t, int n, const char *file, TokVec *out)
+{
     /* conditional stack: for each open -ifdef, whether its branch is live,
      * and whether the enclosing text is */
     int cap = 16, depth = 0;
@@ -334,14 +388,14 @@ int macros_expand(Source *s, const TokVec *in, TokVec *out)
     int active = 1;
 
     int i = 0;
-    while (i < n && !x.failed) {
+    while (i < n && !x->failed) {
         int end = macro_form_end(t, i);
         int next = end < n ? end + 1 : end;
         if (macro_directive(t, i, "ifdef") || macro_directive(t, i, "ifndef")) {
             int neg = strcmp(t[i + 1].name, "ifndef") == 0;
             if (t[i + 2].kind != '(' || !macro_is_name(&t[i + 3]) || t[i + 4].kind != ')' ||
                 t[i + 5].kind != T_DOT) {
-                macro_error(&x, &t[i + 1], neg ? "%s" : "%s",
+                macro_error(x, &t[i + 1], neg ? "%s" : "%s",
                             neg ? "badly formed 'ifndef'" : "badly formed 'ifdef'");
                 break;
             }
@@ -354,39 +408,54 @@ int macros_expand(Source *s, const TokVec *in, TokVec *out)
                 memcpy(nop, opened, sizeof(Token *) * (size_t)depth);
                 live = nl; outer = no; opened = nop; cap *= 2;
             }
-            int def = macro_defined(&x, t[i + 3].name);
+            int def = macro_defined(x, t[i + 3].name);
             outer[depth] = active;
             live[depth] = neg ? !def : def;
             opened[depth] = &t[i + 1];
             depth++;
             active = active && live[depth - 1];
         } else if (macro_directive(t, i, "else")) {
-            if (depth == 0) { macro_error(&x, &t[i + 1], "%s", "'else' without 'if'"); break; }
+            if (depth == 0) { macro_error(x, &t[i + 1], "%s", "'else' without 'if'"); break; }
             live[depth - 1] = !live[depth - 1];
             active = outer[depth - 1] && live[depth - 1];
         } else if (macro_directive(t, i, "endif")) {
-            if (depth == 0) { macro_error(&x, &t[i + 1], "%s", "'endif' without 'if'"); break; }
+            if (depth == 0) { macro_error(x, &t[i + 1], "%s", "'endif' without 'if'"); break; }
             depth--;
             active = outer[depth];
         } else if (!active) {
             /* skipped text */
+        } else if (macro_directive(t, i, "include") || macro_directive(t, i, "include_lib")) {
+            /* the file's forms in place of the directive */
+            TokVec inc = {0};
+            const char *path = NULL;
+            if (!macro_include(x, t, i, end, strcmp(t[i + 1].name, "include_lib") == 0, file,
+                               &inc, &path)) break;
+            x->include_depth++;
+            macro_file(x, inc.v, inc.n - 1, path, out);
+            x->include_depth--;
         } else if (macro_directive(t, i, "define")) {
-            macro_define(&x, t, i, end);
+            macro_define(x, t, i, end);
         } else if (macro_directive(t, i, "undef")) {
             if (t[i + 2].kind != '(' || !macro_is_name(&t[i + 3]) || t[i + 4].kind != ')')
-                macro_error(&x, &t[i + 1], "%s", "badly formed 'undef'");
+                macro_error(x, &t[i + 1], "%s", "badly formed 'undef'");
             else
-                macro_undef(&x, t[i + 3].name);
+                macro_undef(x, t[i + 3].name);
         } else {
             if (macro_directive(t, i, "module") && t[i + 2].kind == '(' && t[i + 3].kind == T_ATOM)
-                x.module = t[i + 3].name;
+                x->module = t[i + 3].name;
             /* the form itself, dot included */
-            if (!macro_expand_list(&x, &t[i], next - i, out, 0, NULL)) break;
+            if (!macro_expand_list(x, &t[i], next - i, out, 0, NULL)) break;
         }
         i = next;
     }
-    if (!x.failed && depth > 0)
-        macro_error(&x, opened[depth - 1], "unterminated '%s'", opened[depth - 1]->name);
-    tokvec_push(out, &t[n]);
+    if (!x->failed && depth > 0)
+        macro_error(x, opened[depth - 1], "unterminated '%s'", opened[depth - 1]->name);
+}
+
+int macros_expand(Source *s, const TokVec *in, TokVec *out)
+{
+    Expander x = { .s = s };
+    macro_file(&x, in->v, in->n - 1, s->file, out);
+    tokvec_push(out, &in->v[in->n - 1]);
     return !x.failed;
 }

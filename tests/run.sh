@@ -11,6 +11,7 @@
 #   tests/codegen/NAME.mini  `BIN -S NAME.mini` must equal NAME.S
 #   examples/tests/NAME.sh   a script that exits 0 on success
 #   tests/shell/NAME.sh      the same, for the shell and the flags
+#   tests/sweep/sweep.sh     OTP 25's exports (tests/sweep/*.exports) Mini must have
 # MINI_FLAGS adds VM flags to every run (e.g. "+S 1"). ONLY selects a subset
 # of the language tests by a glob (e.g. 'proc_*') and skips the other kinds;
 # SAN_CHECK=1 also fails a test whose stderr has a sanitizer report. Ends with the line
@@ -78,6 +79,7 @@ else
   for t in tests/errors/*.mini; do [ -f "$t" ] && echo "errors $t"; done
   for t in tests/codegen/*.mini; do [ -f "$t" ] && echo "codegen $t"; done
   for t in examples/tests/*.sh; do [ -f "$t" ] && echo "script $t"; done
+  echo "script tests/sweep/sweep.sh"
   # the shell and the command line (tmux-driven; lib.sh is their helper)
   for t in tests/shell/*.sh; do [ -f "$t" ] && [ "${t##*/}" != lib.sh ] && echo "script $t"; done
 } > "$results/list"

@@ -765,6 +765,66 @@ int bin_pretty_string(OutBuf *b, Term t, long d)
     return 1;
 }
 
+/* A character io_lib_pretty prints inside a string in unicode mode, with
+ * io:printable_range() at its default (latin1). */
+static int printable_code(long c)
+{
+    return (c >= ' ' && c <= '~') || (c >= 0xA0 && c <= 0xFF) || c == '\n' || c == '\r' ||
+           c == '\t' || c == '\v' || c == '\b' || c == '\f' || c == 27;
+}
+
+/* io_lib_pretty:printable_bin in unicode mode (~tp) for a whole-byte
+ * binary: see binary.h. */
+int bin_pretty_utf8(OutBuf *b, Term t, long d)
+{
+    size_t size;
+    const unsigned char *s = bin_bytes(t, &size);
+    if (bin_bit_size(t) % 8 != 0 || size == 0 || d == 1) return -1;
+    long d1 = d - 1;
+    size_t len = d1 >= 0 ? ((size_t)(4 * d1) < size ? (size_t)(4 * d1) : size) : size;
+    if (len == 0) return -1;
+    /* valid_utf8: the first len characters (or all there are) decode */
+    size_t pos = 0;
+    for (size_t k = 0; k < len && pos < size; k++) {
+        int n;
+        if (utf8_decode(s, 8 * pos, 8 * (size - pos), &n) < 0) return -1;
+        pos += (size_t)n;
+    }
+    /* printable_unicode: up to len printable characters */
+    size_t left = len, nchars = 0;
+    pos = 0;
+    while (left > 0 && pos < size) {
+        int n;
+        long c = utf8_decode(s, 8 * pos, 8 * (size - pos), &n);
+        if (c < 0 || !printable_code(c)) break;
+        pos += (size_t)n; nchars++; left--;
+    }
+    int whole = pos == size;
+    if (!whole && !(d1 > 0 && len - left >= (size_t)d1)) return 0;
+    ob_puts(b, "<<\"");
+    for (size_t i = 0; i < pos;) {
+        int n;
+        long c = utf8_decode(s, 8 * i, 8 * (size - i), &n);
+        i += (size_t)n;
+        switch (c) {
+        case '"': ob_puts(b, "\\\""); break;
+        case '\\': ob_puts(b, "\\\\"); break;
+        case '\n': ob_puts(b, "\\n"); break;
+        case '\r': ob_puts(b, "\\r"); break;
+        case '\t': ob_puts(b, "\\t"); break;
+        case '\v': ob_puts(b, "\\v"); break;
+        case '\b': ob_puts(b, "\\b"); break;
+        case '\f': ob_puts(b, "\\f"); break;
+        case 27: ob_puts(b, "\\e"); break;
+        default: ob_putc(b, (int)c);           /* below 256: one byte, Latin-1 */
+        }
+    }
+    ob_putc(b, '"');
+    if (pos != nchars) ob_puts(b, "/utf8");      /* some character took more than a byte */
+    ob_puts(b, whole ? ">>" : "...>>");
+    return 1;
+}
+
 void bin_pretty_layout(OutBuf *b, const char *text, size_t n, long col, long ll, long m,
                        long ind, long ld, long w)
 {

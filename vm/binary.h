@@ -142,6 +142,11 @@ void bin_write(OutBuf *b, Term t, long d);
  * the bitstring prints as a string at depth d (never one that is not whole
  * bytes), else 0. */
 int bin_pretty_string(OutBuf *b, Term t, long d);
+/* The same in unicode mode (~tp): a binary that is UTF-8 of printable
+ * characters prints as <<"text"/utf8>> (no /utf8 when every character is
+ * one byte); 1 written, 0 not text (print the bytes), -1 not UTF-8 (then
+ * bin_pretty_string decides, as OTP falls back to Latin-1). */
+int bin_pretty_utf8(OutBuf *b, Term t, long d);
 /* pp_binary: the write form `text` (as bin_write made it) laid out from
  * column col with indentation ind, as io_lib_pretty does. */
 void bin_pretty_layout(OutBuf *b, const char *text, size_t n, long col, long ll, long m,

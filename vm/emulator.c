@@ -314,6 +314,7 @@ L_bif: {
     LOAD_E();
     if (r == THE_NON_VALUE) {
         if (pc[1]) FAIL_TO(pc[1]);
+        if (p->exc_trace != THE_NON_VALUE) goto unwind;     /* raise/3 gave the trace */
         if (p->exc_class == EXC_ERROR && b->fn != bif_error_1 && b->fn != bif_error_2)
             top_frame = tuple4(p, atom_intern_cstr(b->module), atom_intern_cstr(b->name),
                                args_list(p, args, (int)n), NIL);
@@ -390,10 +391,18 @@ L_mul:
 arith_result:
     if (r == THE_NON_VALUE) {
         if (pc[1]) FAIL_TO(pc[1]);
-        const char *name = *pc == (Instr)&&L_mul ? "*" :
-                           *pc == (Instr)&&L_sub || *pc == (Instr)&&L_sub_imm ? "-" : "+";
-        top_frame = tuple4(p, ATOM_TERM(erlang), atom_intern_cstr(name),
-                           cons(p, a, cons(p, b, NIL)), NIL);
+        int is_mul = *pc == (Instr)&&L_mul;
+        int is_sub = *pc == (Instr)&&L_sub || *pc == (Instr)&&L_sub_imm;
+        /* OTP 25 (JIT) raises from its inline sum with a small integer
+         * literal, and from a difference with a non-negative one (which it
+         * adds negated), without an erlang:'+' frame; otherwise the frame
+         * names the operator and its operands */
+        int lit_a = operand_is_literal(pc[3]) && is_small(a);
+        int lit_b = operand_is_literal(pc[4]) && is_small(b);
+        int inline_sum = !is_mul && (is_sub ? lit_b && small_val(b) >= 0 : lit_a || lit_b);
+        if (!inline_sum)
+            top_frame = tuple4(p, ATOM_TERM(erlang), atom_intern_cstr(is_mul ? "*" : is_sub ? "-" : "+"),
+                               cons(p, a, cons(p, b, NIL)), NIL);
         RAISE();
     }
     DST(pc[5]) = r;
@@ -894,6 +903,7 @@ do_call_export:
         reds = p->reds;
         LOAD_E();
         if (r == THE_NON_VALUE) {
+            if (p->exc_trace != THE_NON_VALUE) goto unwind; /* raise/3 gave the trace */
             if (p->exc_class == EXC_ERROR && ep->bif->fn != bif_error_1 && ep->bif->fn != bif_error_2)
                 top_frame = tuple4(p, ep->module, ep->name, args_list(p, x, arity), NIL);
             RAISE();

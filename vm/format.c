@@ -329,7 +329,7 @@ static int directive(OutBuf *b, size_t start, const Term *fc, size_t nf, size_t 
         if (f == NONE) f = 80;
         if (p == NONE) p = column_of(b, start) + 1;
         if (left) return -1;                          /* OTP: no clause */
-        print_pretty(b, x, p, f, depth, strings);
+        print_pretty(b, x, p, f, depth, strings ? PRINT_STRINGS | (unicode ? PRINT_UNICODE : 0) : 0);
         return 0;
     }
     case 's': {

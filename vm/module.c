@@ -95,6 +95,7 @@ LoadedModule *module_find(Term name) {
 
 void module_add_path(const char *dir) {
     if (npaths < MAX_PATHS) paths[npaths++] = GC_STRDUP(dir);
+    compiler_code_dir_add(dir);              /* -include searches the code path too */
 }
 
 void module_init(const char *argv0) {
@@ -109,6 +110,9 @@ void module_init(const char *argv0) {
     default_paths[0] = GC_STRDUP(buf);
     snprintf(buf, sizeof buf, "%s/../examples", exe);
     default_paths[1] = GC_STRDUP(buf);
+    compiler_code_dir_add(default_paths[0]);
+    snprintf(buf, sizeof buf, "%s/../lib", exe);   /* include_lib("App/..."): lib/App/... */
+    compiler_lib_root_set(buf);
     export_bifs();
 }
 

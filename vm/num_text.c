@@ -405,6 +405,75 @@ Term bif_float_to_list_1(Process *p, Term *args)
     return chars_to_term_list(p, buf, (size_t)n);
 }
 
+int float_format_options(double d, Term opts, char *buf)
+{
+    enum { SCI, DEC, SHORT } mode = SCI;
+    long prec = 20;
+    int compact = 0;
+    for (; is_list(opts); opts = list_tail(opts)) {
+        Term o = list_head(opts);
+        if (o == atom_intern_cstr("compact")) { compact = 1; continue; }
+        if (o == atom_intern_cstr("short")) { mode = SHORT; continue; }
+        if (!is_tuple(o) || tuple_arity(o) != 2 || !is_small(tuple_elems(o)[1])) return -1;
+        Term k = tuple_elems(o)[0];
+        long v = (long)small_val(tuple_elems(o)[1]);
+        if (k == atom_intern_cstr("decimals") && v >= 0 && v <= 253) { mode = DEC; prec = v; }
+        else if (k == atom_intern_cstr("scientific") && v <= 249) { mode = SCI; prec = v < 0 ? 6 : v; }
+        else return -1;
+    }
+    if (!is_nil(opts)) return -1;
+    if (mode == SHORT) return float_format_shortest(d, buf, FLOAT_OPTIONS_MAX);
+    if (mode == SCI) return snprintf(buf, FLOAT_OPTIONS_MAX, "%.*e", (int)prec, d);
+    /* decimals: the exact expansion (a double has at most 1074 fraction
+     * digits), cut at prec digits and rounded half away from zero, as OTP
+     * rounds (2.5 -> "3", 2.675 -> "2.67": its exact value is below) */
+    if (fabs(d) >= 1e255) return -1;              /* more than 255 characters */
+    char *exact = malloc(1400);
+    if (!exact) return -1;
+    snprintf(exact, 1400, "%.1100f", d);
+    char *dot = strchr(exact, '.');
+    int keep = (int)(dot - exact) + (prec > 0 ? 1 + (int)prec : 0);
+    int up = dot[1 + prec] >= '5';
+    memcpy(buf + 1, exact, (size_t)keep);        /* buf[0]: room for a carry digit */
+    free(exact);
+    int len = keep, start = 1;
+    if (up) {
+        int i = start + len - 1, carry = 1;
+        for (; i >= start && carry; i--) {
+            char c = buf[i];
+            if (c == '.' || c == '-') continue;
+            if (c == '9') buf[i] = '0';
+            else { buf[i] = (char)(c + 1); carry = 0; }
+        }
+        if (carry) {                              /* 9.99 -> 10.00: one more digit */
+            int neg = buf[start] == '-';
+            start--; len++;
+            if (neg) { buf[start] = '-'; buf[start + 1] = '1'; }
+            else buf[start] = '1';
+        }
+    }
+    if (compact && prec > 0) {                    /* trailing zeros go, one digit stays */
+        while (buf[start + len - 1] == '0' && buf[start + len - 2] != '.') len--;
+    } else if (compact && fabs(d) >= 9007199254740992.0) {
+        /* OTP 25 beyond 2^53 (its slow path) strips an integer's trailing
+         * zeros too: 1.0e20 with [{decimals, 0}, compact] is "1" */
+        while (buf[start + len - 1] == '0') len--;
+    }
+    if (len > 255) return -1;
+    memmove(buf, buf + start, (size_t)len);
+    buf[len] = 0;
+    return len;
+}
+
+Term bif_float_to_list_2(Process *p, Term *args)
+{
+    if (!is_float(args[0])) BIF_ERROR(p, AM_badarg);
+    char buf[FLOAT_OPTIONS_MAX];
+    int n = float_format_options(float_val(args[0]), args[1], buf);
+    if (n < 0) BIF_ERROR(p, AM_badarg);
+    return chars_to_term_list(p, buf, (size_t)n);
+}
+
 Term bif_list_to_float_1(Process *p, Term *args)
 {
     size_t n;

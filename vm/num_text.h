@@ -18,6 +18,13 @@
 int float_format_shortest(double d, char *buf, size_t n);
 /* float_to_list/1's text: "%.20e" ("1.50000000000000000000e+00"). */
 int float_format_default(double d, char *buf, size_t n);
+/* float_to_list/2's and float_to_binary/2's text for the option list opts
+ * ({decimals, 0..253}, {scientific, 0..249}, short, compact; the last of
+ * decimals/scientific/short wins): its length, or -1 for badarg (a bad
+ * option, or a result longer than 255 characters, as OTP's buffer). buf
+ * needs FLOAT_OPTIONS_MAX bytes. */
+#define FLOAT_OPTIONS_MAX 2048
+int float_format_options(double d, Term opts, char *buf);
 
 /* Text of an integer term (small or big) in base 2..36, upper-case
  * letters, '-' for negatives. Returns a malloc'ed NUL-terminated string

@@ -83,7 +83,7 @@ static int is_name_char(unsigned c) {
 
 int print_atom_needs_quotes(const char *s, size_t n) {
     if (n == 0 || !is_lower_start((unsigned char)s[0])) return 1;
-    for (size_t i = 1; i < n; i++)
+    for (size_t i = 1; i < n; i++)          /* UTF-8 lead bytes (>= 0xC4) are no name chars */
         if (!is_name_char((unsigned char)s[i])) return 1;
     for (int i = 0; reserved_words[i]; i++)
         if (strlen(reserved_words[i]) == n && memcmp(reserved_words[i], s, n) == 0) return 1;
@@ -95,7 +95,15 @@ void print_atom(OutBuf *b, Term atom) {
     const char *s = atom_name(atom, &n);
     if (!print_atom_needs_quotes(s, n)) { ob_write(b, s, n); return; }
     ob_putc(b, '\'');
-    for (size_t i = 0; i < n; i++) put_quoted_char(b, (unsigned char)s[i], '\'');
+    for (size_t i = 0; i < n;) {
+        UWord c = atom_text_char((const unsigned char *)s, n, &i);
+        if (c < 256) put_quoted_char(b, c, '\'');
+        else {                   /* beyond Latin-1, OTP's printable range */
+            char hex[24];
+            snprintf(hex, sizeof hex, "\\x{%lX}", (unsigned long)c);
+            ob_puts(b, hex);
+        }
+    }
     ob_putc(b, '\'');
 }
 
@@ -244,11 +252,22 @@ static void put_atomic(OutBuf *b, Term t) {
 
 /* io_lib:write(Term, Depth), optionally with strings (the flat form of ~p
  * for terms that are not laid out). Recurses on heads and elements only. */
+/* A binary as text if strings are on (ASCII/Latin-1, or UTF-8 in unicode
+ * mode); 0 if it prints as bytes. */
+static int bin_text(OutBuf *b, Term t, long d, int strings) {
+    if (!strings) return 0;
+    if (strings & PRINT_UNICODE) {
+        int r = bin_pretty_utf8(b, t, d);
+        if (r >= 0) return r;
+    }
+    return bin_pretty_string(b, t, d);
+}
+
 static void write_rec(OutBuf *b, Term t, long d, int strings, int nest) {
     if (d == 0) { ob_puts(b, "..."); return; }
     if (nest > PRINT_MAX_NEST) { ob_puts(b, "..."); return; }
     if (is_bitstring(t)) {                           /* binaries: binary.c */
-        if (!strings || !bin_pretty_string(b, t, d)) bin_write(b, t, d);
+        if (!bin_text(b, t, d, strings)) bin_write(b, t, d);
         return;
     }
     if (is_list(t)) {
@@ -459,7 +478,7 @@ static void pn_build(PCtx *c, size_t idx, Term t, long d, int strings, int nest)
     if (is_map_term(t)) { pn_build_map(c, idx, t, d, strings, nest); return; }   /* maps */
     if (is_bitstring(t)) {                           /* binaries: binary.c */
         pn_leaf_begin(c, idx);
-        int str = strings && bin_pretty_string(&c->text, t, d);
+        int str = bin_text(&c->text, t, d, strings);
         if (!str) bin_write(&c->text, t, d);
         pn_leaf_end(c, idx);
         if (!str) c->nodes[idx].kind = PN_BIN;

@@ -20,7 +20,10 @@ void print_term(OutBuf *b, Term t, int mode);
 /* ~W: io_lib:write(T, Depth); depth < 0 means unlimited. */
 void print_write_depth(OutBuf *b, Term t, long depth);
 /* ~p/~P: io_lib_pretty:print(T, Col, LineLength, Depth) with strings on or
- * off (~lp); col is 1-based as in OTP, depth < 0 is unlimited. */
+ * off (~lp); col is 1-based as in OTP, depth < 0 is unlimited. strings may
+ * add PRINT_UNICODE (~tp): binaries that are UTF-8 print as text. */
+enum { PRINT_STRINGS = 1, PRINT_UNICODE = 2 };
+
 void print_pretty(OutBuf *b, Term t, long col, long line_len, long depth, int strings);
 
 void print_atom(OutBuf *b, Term atom);               /* quoted if needed        */

@@ -1,5 +1,5 @@
 module data
-exports lit/0 build/2 swap/1 prefix/1 send/2 big/1
+exports lit/0 build/2 swap/1 prefix/1 send/2 big/1 module_info/0 module_info/1
 
 function lit/0
 L1:
@@ -39,38 +39,38 @@ L7:
     line 10
     func_info data, prefix, 1
 L8:
-    is_nonempty_list L13, x0
+    is_nonempty_list L17, x0
     get_list x0, x1, x2
-    is_eq_exact L13, x1, 103
-    is_nonempty_list L13, x2
+    is_eq_exact L17, x1, 103
+    is_nonempty_list L17, x2
     get_list x2, x3, x4
-    is_eq_exact L13, x3, 101
-    is_nonempty_list L13, x4
+    is_eq_exact L17, x3, 101
+    is_nonempty_list L17, x4
     get_list x4, x5, x6
-    is_eq_exact L13, x5, 116
-    is_nonempty_list L13, x6
+    is_eq_exact L17, x5, 116
+    is_nonempty_list L17, x6
     get_list x6, x7, x8
-    is_eq_exact L13, x7, 32
+    is_eq_exact L17, x7, 32
     test_heap 3, 9
     put_tuple x0, [get, x8]
     return
-L13:
-    is_nonempty_list L14, x0
+L17:
+    is_nonempty_list L18, x0
     get_list x0, x1, x2
-    is_eq_exact L14, x1, 112
-    is_nonempty_list L14, x2
+    is_eq_exact L18, x1, 112
+    is_nonempty_list L18, x2
     get_list x2, x3, x4
-    is_eq_exact L14, x3, 117
-    is_nonempty_list L14, x4
+    is_eq_exact L18, x3, 117
+    is_nonempty_list L18, x4
     get_list x4, x5, x6
-    is_eq_exact L14, x5, 116
-    is_nonempty_list L14, x6
+    is_eq_exact L18, x5, 116
+    is_nonempty_list L18, x6
     get_list x6, x7, x8
-    is_eq_exact L14, x7, 32
+    is_eq_exact L18, x7, 32
     test_heap 3, 9
     put_tuple x0, [put, x8]
     return
-L14:
+L18:
     move unknown, x0
     return
 
@@ -90,13 +90,29 @@ L11:
     line 16
     func_info data, big, 1
 L12:
-    is_eq_exact L15, x0, 123456789012345678901234567890
+    is_eq_exact L19, x0, 123456789012345678901234567890
     move yes, x0
     return
-L15:
-    is_eq_exact L16, x0, -1
+L19:
+    is_eq_exact L20, x0, -1
     move minus_one, x0
     return
-L16:
+L20:
     move no, x0
+    return
+
+function module_info/0
+L13:
+    line 2
+    func_info data, module_info, 0
+L14:
+    bif 0, erlang:get_module_info/1, 0, x0, [data]
+    return
+
+function module_info/1
+L15:
+    line 3
+    func_info data, module_info, 1
+L16:
+    bif 0, erlang:get_module_info/2, 1, x0, [data, x0]
     return

@@ -1,27 +1,27 @@
 module float_regs
-exports scale/2 neg/1 main/0
+exports scale/2 neg/1 main/0 module_info/0 module_info/1
 
 function m/5
 L1:
     line 10
     func_info float_regs, m, 5
 L2:
-    is_eq_exact L11, x0, 50
+    is_eq_exact L15, x0, 50
     move 1, x0
     return
-L11:
+L15:
     fmove x1, fr0
     fmove x2, fr1
     line 12
     fmul 0, fr0, fr0, fr2
     line 13
     fmul 0, fr1, fr1, fr3
-    fadd L12, fr2, fr3, fr4
+    fadd L16, fr2, fr3, fr4
     fmove 4.0, fr5
-    is_flt L12, fr5, fr4
+    is_flt L16, fr5, fr4
     move 0, x0
     return
-L12:
+L16:
     line 15
     add 0, 5, x0, 1, x0
     fsub 0, fr2, fr3, fr4
@@ -110,4 +110,20 @@ L10:
     test_heap 3, 1
     put_tuple x0, [y1, x0]
     deallocate 2
+    return
+
+function module_info/0
+L11:
+    line 2
+    func_info float_regs, module_info, 0
+L12:
+    bif 0, erlang:get_module_info/1, 0, x0, [float_regs]
+    return
+
+function module_info/1
+L13:
+    line 3
+    func_info float_regs, module_info, 1
+L14:
+    bif 0, erlang:get_module_info/2, 1, x0, [float_regs, x0]
     return

@@ -1,5 +1,5 @@
 module funs
-exports adder/1 fact/0 refs/0 squares/1 pairs/2
+exports adder/1 fact/0 refs/0 squares/1 pairs/2 module_info/0 module_info/1
 
 function adder/1
 L1:
@@ -26,8 +26,7 @@ L5:
 L6:
     test_heap 2, 0
     make_fun '-refs/0-fun-2-'/1, x0, []
-    test_heap 2, 1
-    make_fun '-refs/0-fun-3-'/1, x1, []
+    bif 0, erlang:make_fun/3, 1, x1, [lists, reverse, 1]
     test_heap 3, 2
     put_tuple x0, [x0, x1]
     return
@@ -37,92 +36,101 @@ L7:
     line 10
     func_info funs, squares, 1
 L8:
-    call_only 1, L20   % '-squares/1-lc$^0/1-0-'/1
+    call_only 1, L22   % '-squares/1-lc$^0/1-0-'/1
 
 function pairs/2
 L9:
     line 12
     func_info funs, pairs, 2
 L10:
-    call_only 2, L22   % '-pairs/2-lc$^1/1-0-'/2
+    call_only 2, L24   % '-pairs/2-lc$^1/1-0-'/2
+
+function module_info/0
+L11:
+    line 2
+    func_info funs, module_info, 0
+L12:
+    bif 0, erlang:get_module_info/1, 0, x0, [funs]
+    return
+
+function module_info/1
+L13:
+    line 3
+    func_info funs, module_info, 1
+L14:
+    bif 0, erlang:get_module_info/2, 1, x0, [funs, x0]
+    return
 
 function '-adder/1-fun-0-'/2
-L11:
+L15:
     line 4
     func_info funs, '-adder/1-fun-0-', 2
-L12:
+L16:
     add 0, 2, x0, x1, x0
     return
 
 function '-fact/0-fun-1-'/1
-L13:
+L17:
     line 6
     func_info funs, '-fact/0-fun-1-', 1
-L14:
-    is_eq_exact L23, x0, 0
+L18:
+    is_eq_exact L25, x0, 0
     move 1, x0
     return
-L23:
+L25:
     allocate 1, 1
     move x0, y0
     sub 0, 0, y0, 1, x0
-    call 1, L14   % '-fact/0-fun-1-'/1
+    call 1, L18   % '-fact/0-fun-1-'/1
     mul 0, 1, y0, x0, x0
     deallocate 1
     return
 
 function '-refs/0-fun-2-'/1
-L15:
+L19:
     line 8
     func_info funs, '-refs/0-fun-2-', 1
-L16:
+L20:
     call_only 1, L2   % adder/1
 
-function '-refs/0-fun-3-'/1
-L17:
-    line 8
-    func_info funs, '-refs/0-fun-3-', 1
-L18:
-    call_ext_only 1, lists:reverse/1
-
 function '-squares/1-lc$^0/1-0-'/1
-L19:
+L21:
     line 10
     func_info funs, '-squares/1-lc$^0/1-0-', 1
-L20:
-    is_nonempty_list L24, x0
+L22:
+    is_nonempty_list L26, x0
     get_list x0, x1, x2
     allocate 3, 3
     move x1, y0
     move x2, y1
-    bif L25, erlang:'rem'/2, 0, x0, [y0, 2]
-    is_eq_exact L25, x0, 0
+    bif L27, erlang:'rem'/2, 0, x0, [y0, 2]
+    is_eq_exact L27, x0, 0
     mul 0, 0, y0, y0, y2
     move y1, x0
-    call 1, L20   % '-squares/1-lc$^0/1-0-'/1
+    call 1, L22   % '-squares/1-lc$^0/1-0-'/1
     test_heap 2, 1
     put_list y2, x0, x0
     deallocate 3
     return
-L25:
+L27:
     move y1, x0
-    call_last 1, L20, 3   % '-squares/1-lc$^0/1-0-'/1
-L24:
-    is_nil L26, x0
+    call_last 1, L22, 3   % '-squares/1-lc$^0/1-0-'/1
+L26:
+    is_nil L28, x0
     move [], x0
     return
-L26:
+L28:
     test_heap 3, 1
     put_tuple x1, [bad_generator, x0]
     bif 0, erlang:error/1, 2, x0, [x1]
     return
 
 function '-pairs/2-lc$^1/1-0-'/2
-L21:
+L23:
     line 12
     func_info funs, '-pairs/2-lc$^1/1-0-', 2
-L22:
-    is_nonempty_list L27, x0
+L24:
+    is_nonempty_list L29, x0
     get_list x0, x2, x3
     allocate 3, 4
     move x2, y0
@@ -132,23 +140,23 @@ L22:
     move y0, x1
     move y1, x2
     move y2, x3
-    call_last 4, L29, 3   % '-pairs/2-lc$^2/1-0-'/4
-L27:
-    is_nil L30, x0
+    call_last 4, L31, 3   % '-pairs/2-lc$^2/1-0-'/4
+L29:
+    is_nil L32, x0
     move [], x0
     return
-L30:
+L32:
     test_heap 3, 2
     put_tuple x2, [bad_generator, x0]
     bif 0, erlang:error/1, 3, x0, [x2]
     return
 
 function '-pairs/2-lc$^2/1-0-'/4
-L28:
+L30:
     line 12
     func_info funs, '-pairs/2-lc$^2/1-0-', 4
-L29:
-    is_nonempty_list L31, x0
+L31:
+    is_nonempty_list L33, x0
     get_list x0, x4, x5
     allocate 5, 6
     move x4, y0
@@ -156,29 +164,29 @@ L29:
     move x1, y2
     move x2, y3
     move x3, y4
-    is_ne_exact L32, y2, y0
+    is_ne_exact L34, y2, y0
     move y1, x0
     move y2, x1
     move y3, x2
     move y4, x3
-    call 4, L29   % '-pairs/2-lc$^2/1-0-'/4
+    call 4, L31   % '-pairs/2-lc$^2/1-0-'/4
     test_heap 5, 1
     put_tuple x1, [y2, y0]
     put_list x1, x0, x0
     deallocate 5
     return
-L32:
+L34:
     move y1, x0
     move y2, x1
     move y3, x2
     move y4, x3
-    call_last 4, L29, 5   % '-pairs/2-lc$^2/1-0-'/4
-L31:
-    is_nil L33, x0
+    call_last 4, L31, 5   % '-pairs/2-lc$^2/1-0-'/4
+L33:
+    is_nil L35, x0
     move x2, x0
     move x3, x1
-    call_only 2, L22   % '-pairs/2-lc$^1/1-0-'/2
-L33:
+    call_only 2, L24   % '-pairs/2-lc$^1/1-0-'/2
+L35:
     test_heap 3, 4
     put_tuple x4, [bad_generator, x0]
     bif 0, erlang:error/1, 5, x0, [x4]

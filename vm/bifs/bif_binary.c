@@ -695,3 +695,12 @@ Term bif_binary_longest_common_prefix_1(Process *p, Term *args)
     if (!is_nil(l) || k == 0) BIF_ERROR(p, AM_badarg);
     return make_small((SWord)best);
 }
+
+Term bif_float_to_binary_2(Process *p, Term *args)
+{
+    if (!is_float(args[0])) BIF_ERROR(p, AM_badarg);
+    char buf[FLOAT_OPTIONS_MAX];
+    int n = float_format_options(float_val(args[0]), args[1], buf);
+    if (n < 0) BIF_ERROR(p, AM_badarg);
+    return bin_from_bytes(p, buf, (size_t)n);
+}

@@ -1,6 +1,6 @@
 /* bif_exceptions.c — the BIFs that do not return normally: throw/1,
- * error/1,2 and exit/1 raise an exception, halt/0,1 ends the VM; and
- * get_stacktrace/0, which reads the last exception's trace. */
+ * error/1,2, exit/1 and raise/3 raise an exception, halt/0,1 ends the VM;
+ * and get_stacktrace/0, which reads the last exception's trace. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -17,6 +17,45 @@ Term bif_error_1(Process *p, Term *args) { return bif_raise(p, EXC_ERROR, args[0
 Term bif_error_2(Process *p, Term *args) { return bif_raise(p, EXC_ERROR, args[0]); }
 
 Term bif_exit_1(Process *p, Term *args) { return bif_raise(p, EXC_EXIT, args[0]); }
+
+/* One entry of a stack trace as raise/3 accepts it (OTP's check):
+ * {M, F, Arity | Args, Location} or {Fun, Args, Location}, with M and F
+ * atoms and Location a proper list. */
+static int trace_entry_ok(Term e) {
+    if (!is_tuple(e)) return 0;
+    Term *t = boxed_ptr(e);
+    UWord n = header_arity(t[0]);
+    Term loc;
+    if (n == 4) {
+        if (!is_atom(t[1]) || !is_atom(t[2])) return 0;
+        if (!(is_small(t[3]) && small_val(t[3]) >= 0) && !is_nil(t[3]) && !is_list(t[3])) return 0;
+        loc = t[4];
+    } else if (n == 3) {
+        if (!is_fun(t[1])) return 0;
+        if (!(is_small(t[2]) && small_val(t[2]) >= 0) && !is_nil(t[2]) && !is_list(t[2])) return 0;
+        loc = t[3];
+    } else return 0;
+    while (is_list(loc)) loc = list_tail(loc);
+    return is_nil(loc);
+}
+
+/* raise(Class, Reason, Stacktrace): rethrows with the given trace, which
+ * the emulator keeps (it builds a trace only when none is set). A bad class
+ * or trace makes it return the atom badarg instead, as OTP's does. */
+Term bif_raise_3(Process *p, Term *args) {
+    Term cls = args[0], tr = args[2];
+    int c = cls == AM_error ? EXC_ERROR : cls == ATOM_TERM(exit) ? EXC_EXIT :
+            cls == ATOM_TERM(throw) ? EXC_THROW : 0;
+    Term l = tr;
+    while (c && is_list(l)) {
+        if (!trace_entry_ok(list_head(l))) c = 0;
+        l = list_tail(l);
+    }
+    if (!c || !is_nil(l)) return AM_badarg;
+    bif_raise(p, c, args[1]);
+    p->exc_trace = tr;
+    return THE_NON_VALUE;
+}
 
 Term bif_halt_0(Process *p, Term *args) {
     (void)p; (void)args;

@@ -28,6 +28,7 @@
  * both to compare.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "bif.h"
 #include "wordstack.h"
@@ -270,4 +271,164 @@ Term bif_phash2_2(Process *p, Term *args)
     uint64_t h = make_hash2(args[0], &work);
     charge(p, work);
     return make_small(h % (uint64_t)small_val(r));
+}
+
+/* ---- phash/2: OTP's older hash (make_hash in erts' utils.c) ----
+ *
+ * A multiplicative hash over the term's parts with primes just above 2^28:
+ * atoms by their table hash, integers byte by byte of the magnitude (the
+ * sign picks the last factor), floats by the xor of their two 32-bit
+ * halves, binaries byte by byte then their size, a list's elements (bytes
+ * inline) then its tail and one more factor, a tuple's elements then its
+ * arity, a map by make_hash2 (phash2's). phash(T, Range) is hash rem Range
+ * + 1. Pids, references and closures use Mini's numbers, which are not
+ * erl's (as for phash2). Matches OTP 25 on the other kinds. */
+#define FUNNY1 268440163u
+#define FUNNY2 268439161u
+#define FUNNY3 268435459u
+#define FUNNY4 268436141u
+#define FUNNY5 268438633u
+#define FUNNY6 268437017u
+#define FUNNY8 268437511u
+#define FUNNY9 268439627u
+#define FUNNY10 268440479u
+#define FUNNY11 268440577u
+#define FUNNY12 268440581u
+#define FUNNY13 268440593u
+#define FUNNY14 268440611u
+
+/* a 32-bit word, low byte first */
+static uint32_t bytes4(uint32_t h, uint32_t x, uint32_t prime) {
+    for (int i = 0; i < 4; i++) h = h * prime + ((x >> (8 * i)) & 0xFF);
+    return h;
+}
+
+enum { PH_TERM, PH_TAIL, PH_LIST_END, PH_TUPLE_END };
+
+static void ph_push(WordStack *s, UWord v, UWord kind) { ws_push(s, v); ws_push(s, kind); }
+
+static uint32_t make_hash_old(Term root, UWord *work)
+{
+    uint32_t h = 0;
+    WordStack s;
+    ws_init(&s);
+    ph_push(&s, root, PH_TERM);
+    while (s.n) {
+        UWord kind = ws_pop(&s);
+        Term t = (Term)ws_pop(&s);
+        (*work)++;
+        if (kind == PH_LIST_END) { h *= FUNNY8; continue; }
+        if (kind == PH_TUPLE_END) { h = h * FUNNY9 + (uint32_t)t; continue; }
+        if (kind == PH_TAIL && !is_list(t)) {          /* an improper tail, or [] */
+            ph_push(&s, 0, PH_LIST_END);
+            ph_push(&s, t, PH_TERM);
+            continue;
+        }
+        if (is_list(t)) {
+            Term *c = list_ptr(t);
+            for (;;) {
+                Term hd = CAR(c);
+                if (!is_small(hd) || small_val(hd) < 0 || small_val(hd) > 255) {
+                    ph_push(&s, CDR(c), PH_TAIL);
+                    ph_push(&s, hd, PH_TERM);
+                    break;
+                }
+                h = h * FUNNY2 + (uint32_t)small_val(hd);    /* bytes inline */
+                (*work)++;
+                if (!is_list(CDR(c))) {
+                    ph_push(&s, 0, PH_LIST_END);
+                    ph_push(&s, CDR(c), PH_TERM);
+                    break;
+                }
+                c = list_ptr(CDR(c));
+            }
+            continue;
+        }
+        if (is_nil(t)) { h = h * FUNNY3 + 1; continue; }
+        if (is_atom(t)) { h = h * FUNNY1 + atom_hval(t); continue; }
+        if (is_small(t)) {
+            SWord v = small_val(t);
+            uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
+            h = bytes4(h, (uint32_t)m, FUNNY2);
+            if (m >> 32) h = bytes4(h, (uint32_t)(m >> 32), FUNNY2);
+            h *= v < 0 ? FUNNY4 : FUNNY3;
+            continue;
+        }
+        if (is_pid(t)) { h = bytes4(h, (uint32_t)pid_val(t), FUNNY5) * FUNNY6; continue; }
+        if (is_port(t)) { h = bytes4(h, (uint32_t)port_val(t), FUNNY9) * FUNNY10; continue; }
+        if (is_tuple(t)) {
+            UWord n = tuple_arity(t);
+            ph_push(&s, n, PH_TUPLE_END);
+            for (UWord i = n; i > 0; i--) ph_push(&s, tuple_elems(t)[i - 1], PH_TERM);
+            continue;
+        }
+        if (is_map_term(t)) { h = h * FUNNY13 + FUNNY14 + make_hash2(t, work); continue; }
+        if (is_bitstring(t)) {
+            size_t sz, bits = bin_bit_size(t) % 8;
+            const unsigned char *b = bin_bytes(t, &sz);
+            for (size_t i = 0; i < sz; i++) h = h * FUNNY1 + b[i];
+            if (bits) h = (h * FUNNY1 + ((uint32_t)b[sz] >> (8 - bits))) * FUNNY12 + (uint32_t)bits;
+            h = h * FUNNY4 + (uint32_t)sz;
+            *work += sz / 16;
+            continue;
+        }
+        if (!is_boxed(t)) continue;
+        Term *bp = boxed_ptr(t);
+        switch (boxed_kind(t)) {
+        case BOXED_FLOAT: {
+            double d = float_val(t);
+            uint64_t w;
+            if (d == 0.0) d = 0.0;                       /* -0.0 as 0.0 */
+            memcpy(&w, &d, sizeof w);
+            h = h * FUNNY6 + ((uint32_t)w ^ (uint32_t)(w >> 32));
+            break;
+        }
+        case BOXED_POS_BIG: case BOXED_NEG_BIG: {
+            const uint64_t *d = big_digits(t);
+            size_t n = big_size(t);
+            for (size_t i = 0; i < n; i++) {
+                int k = i + 1 < n || (d[i] >> 32) ? 8 : 4;   /* a top digit below 2^32: 4 bytes */
+                for (int j = 0; j < k; j++) h = h * FUNNY2 + (uint32_t)((d[i] >> (8 * j)) & 0xFF);
+            }
+            h *= big_is_neg(t) ? FUNNY4 : FUNNY3;
+            *work += n;
+            break;
+        }
+        case BOXED_REF:
+            h = bytes4(h, (uint32_t)bp[1], FUNNY9) * FUNNY10;
+            break;
+        case BOXED_EXPORT: {
+            const Export *ex = (const Export *)bp[1];
+            h = h * FUNNY11 + (uint32_t)ex->arity;
+            h = h * FUNNY1 + atom_hval(ex->module);
+            h = h * FUNNY1 + atom_hval(ex->name);
+            break;
+        }
+        case BOXED_FUN: {
+            const FunEntry *fe = (const FunEntry *)bp[1];
+            UWord nfree = header_arity(bp[0]) - 1;
+            h = h * FUNNY10 + (uint32_t)nfree;
+            h = h * FUNNY1 + atom_hval(fe->module);
+            h = h * FUNNY2 + (uint32_t)fe->index;
+            h = h * FUNNY2 + (uint32_t)fe->uniq;
+            for (UWord i = nfree; i > 0; i--) ph_push(&s, bp[1 + i], PH_TERM);
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    ws_free(&s);
+    return h;
+}
+
+Term bif_phash_2(Process *p, Term *args)
+{
+    Term r = args[1];
+    if (!is_small(r) || small_val(r) <= 0 || small_val(r) > ((SWord)1 << 32))
+        BIF_ERROR(p, AM_badarg);
+    UWord work = 0;
+    uint64_t h = make_hash_old(args[0], &work);
+    charge(p, work);
+    return make_small((SWord)(h % (uint64_t)small_val(r)) + 1);
 }

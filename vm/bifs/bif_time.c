@@ -18,6 +18,7 @@
  *    compare-and-swap (behind it).
  */
 #include <stdatomic.h>
+#include <string.h>
 #include <time.h>
 #include <sys/time.h>
 
@@ -215,3 +216,119 @@ static Term unique_integer(Process *p, Term mods) {
 
 Term bif_unique_integer_0(Process *p, Term *args) { (void)args; return unique_integer(p, NIL); }
 Term bif_unique_integer_1(Process *p, Term *args) { return unique_integer(p, args[0]); }
+
+/* ---- calendar time: date/0, time/0, localtime/0, universaltime/0 and
+ * the conversions between local time and UTC (the C library's, with the
+ * machine's time zone, as OTP's) ---- */
+
+/* {{Y,M,D},{H,Mi,S}} of a struct tm */
+static Term datetime_term(Process *p, const struct tm *t) {
+    Term d = tuple3(p, make_small(t->tm_year + 1900), make_small(t->tm_mon + 1), make_small(t->tm_mday));
+    Term h = tuple3(p, make_small(t->tm_hour), make_small(t->tm_min), make_small(t->tm_sec));
+    return tuple2(p, d, h);
+}
+
+static int small_in(Term t, long lo, long hi, int *v) {
+    if (!is_small(t) || small_val(t) < lo || small_val(t) > hi) return 0;
+    *v = (int)small_val(t);
+    return 1;
+}
+
+/* {{Y,M,D},{H,Mi,S}} into a struct tm, checked as OTP checks it. */
+static int datetime_parse(Term dt, struct tm *t) {
+    static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    if (!is_tuple(dt) || tuple_arity(dt) != 2) return 0;
+    Term d = tuple_elems(dt)[0], h = tuple_elems(dt)[1];
+    if (!is_tuple(d) || tuple_arity(d) != 3 || !is_tuple(h) || tuple_arity(h) != 3) return 0;
+    int y, mo, da, hh, mi, ss;
+    if (!small_in(tuple_elems(d)[0], 0, 1L << 30, &y) ||
+        !small_in(tuple_elems(d)[1], 1, 12, &mo) || !small_in(tuple_elems(d)[2], 1, 31, &da) ||
+        !small_in(tuple_elems(h)[0], 0, 23, &hh) || !small_in(tuple_elems(h)[1], 0, 59, &mi) ||
+        !small_in(tuple_elems(h)[2], 0, 59, &ss))
+        return 0;
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (da > mdays[mo - 1] + (mo == 2 && leap)) return 0;
+    memset(t, 0, sizeof *t);
+    t->tm_year = y - 1900; t->tm_mon = mo - 1; t->tm_mday = da;
+    t->tm_hour = hh; t->tm_min = mi; t->tm_sec = ss;
+    t->tm_isdst = -1;
+    return 1;
+}
+
+static time_t now_seconds(void) { return (time_t)(system_ns() / 1000000000); }
+
+Term bif_localtime_0(Process *p, Term *args) {
+    (void)args;
+    time_t s = now_seconds();
+    struct tm t;
+    localtime_r(&s, &t);
+    return datetime_term(p, &t);
+}
+
+Term bif_universaltime_0(Process *p, Term *args) {
+    (void)args;
+    time_t s = now_seconds();
+    struct tm t;
+    gmtime_r(&s, &t);
+    return datetime_term(p, &t);
+}
+
+Term bif_date_0(Process *p, Term *args) {
+    Term dt = bif_localtime_0(p, args);
+    return tuple_elems(dt)[0];
+}
+
+Term bif_time_0(Process *p, Term *args) {
+    Term dt = bif_localtime_0(p, args);
+    return tuple_elems(dt)[1];
+}
+
+Term bif_universaltime_to_localtime_1(Process *p, Term *args) {
+    struct tm t;
+    if (!datetime_parse(args[0], &t)) BIF_ERROR(p, AM_badarg);
+    time_t s = timegm(&t);
+    localtime_r(&s, &t);
+    return datetime_term(p, &t);
+}
+
+/* localtime_to_universaltime/1,2: IsDst true/false/undefined as mktime's
+ * tm_isdst 1/0/-1 */
+static Term local_to_universal(Process *p, Term dt, int isdst) {
+    struct tm t;
+    if (!datetime_parse(dt, &t)) BIF_ERROR(p, AM_badarg);
+    t.tm_isdst = isdst;
+    time_t s = mktime(&t);
+    gmtime_r(&s, &t);
+    return datetime_term(p, &t);
+}
+
+Term bif_localtime_to_universaltime_1(Process *p, Term *args) {
+    return local_to_universal(p, args[0], -1);
+}
+
+Term bif_localtime_to_universaltime_2(Process *p, Term *args) {
+    Term d = args[1];
+    if (d != AM_true && d != AM_false && d != AM_undefined) BIF_ERROR(p, AM_badarg);
+    return local_to_universal(p, args[0], d == AM_true ? 1 : d == AM_false ? 0 : -1);
+}
+
+Term bif_universaltime_to_posixtime_1(Process *p, Term *args) {
+    struct tm t;
+    if (!datetime_parse(args[0], &t)) BIF_ERROR(p, AM_badarg);
+    return make_integer(p, (int64_t)timegm(&t));
+}
+
+Term bif_posixtime_to_universaltime_1(Process *p, Term *args) {
+    int64_t v;
+    if (!term_to_int64(args[0], &v)) BIF_ERROR(p, AM_badarg);
+    time_t s = (time_t)v;
+    struct tm t;
+    if (!gmtime_r(&s, &t)) BIF_ERROR(p, AM_badarg);
+    return datetime_term(p, &t);
+}
+
+/* time_offset/0,1: erlang:system_time() - erlang:monotonic_time(), which
+ * is what the two clocks above differ by (both in nanoseconds here). */
+static int64_t time_offset_ns(void) { return system_ns() - monotonic_ns(); }
+Term bif_time_offset_0(Process *p, Term *args) { (void)args; return make_integer(p, time_offset_ns()); }
+Term bif_time_offset_1(Process *p, Term *args) { return in_unit(p, time_offset_ns(), args[0]); }

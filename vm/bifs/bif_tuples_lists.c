@@ -175,11 +175,11 @@ Term bif_atom_to_list_1(Process *p, Term *args) {
     size_t n;
     const char *s = atom_name(args[0], &n);
     if (n == 0) return NIL;
-    Term *hp = heap_alloc(p, 2 * n);
+    Term *hp = heap_alloc(p, 2 * n);           /* at most one cell a byte */
     Term res = make_list(hp);
-    for (size_t i = 0; i < n; i++, hp += 2) {
-        hp[0] = make_small((unsigned char)s[i]);
-        hp[1] = i + 1 < n ? make_list(hp + 2) : NIL;
+    for (size_t i = 0; i < n; hp += 2) {
+        hp[0] = make_small(atom_text_char((const unsigned char *)s, n, &i));
+        hp[1] = i < n ? make_list(hp + 2) : NIL;
     }
     return res;
 }
@@ -286,5 +286,62 @@ Term bif_append_element_2(Process *p, Term *args) {
     memcpy(hp + 1, tuple_elems(t), n * sizeof(Term));
     hp[n + 1] = args[1];
     spend(p, (SWord)n);
+    return make_boxed(hp);
+}
+
+/* insert_element(Index, Tuple, Term): Index in 1..size+1 */
+Term bif_insert_element_3(Process *p, Term *args) {
+    Term ix = args[0], t = args[1];
+    if (!is_tuple(t) || !is_small(ix)) BIF_ERROR(p, AM_badarg);
+    UWord n = tuple_arity(t);
+    SWord i = small_val(ix);
+    if (i < 1 || (UWord)i > n + 1 || n + 1 > MAX_TUPLE_SIZE) BIF_ERROR(p, AM_badarg);
+    Term *hp = heap_alloc(p, n + 2);
+    const Term *e = tuple_elems(t);
+    hp[0] = make_tuple_header(n + 1);
+    memcpy(hp + 1, e, (size_t)(i - 1) * sizeof(Term));
+    hp[i] = args[2];
+    memcpy(hp + i + 1, e + i - 1, (n - (UWord)(i - 1)) * sizeof(Term));
+    spend(p, (SWord)n);
+    return make_boxed(hp);
+}
+
+/* delete_element(Index, Tuple): Index in 1..size */
+Term bif_delete_element_2(Process *p, Term *args) {
+    Term ix = args[0], t = args[1];
+    if (!is_tuple(t) || !is_small(ix)) BIF_ERROR(p, AM_badarg);
+    UWord n = tuple_arity(t);
+    SWord i = small_val(ix);
+    if (i < 1 || (UWord)i > n) BIF_ERROR(p, AM_badarg);
+    Term *hp = heap_alloc(p, n);
+    const Term *e = tuple_elems(t);
+    hp[0] = make_tuple_header(n - 1);
+    memcpy(hp + 1, e, (size_t)(i - 1) * sizeof(Term));
+    memcpy(hp + i, e + i, (n - (UWord)i) * sizeof(Term));
+    spend(p, (SWord)n);
+    return make_boxed(hp);
+}
+
+/* make_tuple(Arity, Default, [{Position, Term}]): later pairs win */
+Term bif_make_tuple_3(Process *p, Term *args) {
+    Term n = args[0];
+    if (!is_small(n) || small_val(n) < 0 || (UWord)small_val(n) > MAX_TUPLE_SIZE) BIF_ERROR(p, AM_badarg);
+    UWord k = (UWord)small_val(n);
+    Term l = args[2];
+    for (; is_list(l); l = list_tail(l)) {       /* check before allocating */
+        Term pr = list_head(l);
+        if (!is_tuple(pr) || tuple_arity(pr) != 2) BIF_ERROR(p, AM_badarg);
+        Term pos = tuple_elems(pr)[0];
+        if (!is_small(pos) || small_val(pos) < 1 || (UWord)small_val(pos) > k) BIF_ERROR(p, AM_badarg);
+    }
+    if (!is_nil(l)) BIF_ERROR(p, AM_badarg);
+    Term *hp = heap_alloc(p, k + 1);
+    hp[0] = make_tuple_header(k);
+    for (UWord i = 1; i <= k; i++) hp[i] = args[1];
+    for (l = args[2]; is_list(l); l = list_tail(l)) {
+        const Term *pr = tuple_elems(list_head(l));
+        hp[small_val(pr[0])] = pr[1];
+    }
+    spend(p, (SWord)k);
     return make_boxed(hp);
 }

@@ -44,6 +44,7 @@ static void usage(FILE *f) {
         "  (no file)           start the interactive shell\n"
         "  -S file.mini        print the module's bytecode\n"
         "  -pa DIR             add DIR to the code path\n"
+        "  -I DIR              add DIR to the -include search path\n"
         "  +S N | +S N:M       scheduler threads (N), of which M online\n"
         "  -smp disable|enable one scheduler and no SMP machinery, or the default\n"
         "  +A N                number of async driver threads\n"
@@ -150,7 +151,12 @@ int main(int argc, char **argv) {
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-S") == 0) show_code = 1;
-        else if (strcmp(a, "-pa") == 0) {
+        else if (strcmp(a, "-I") == 0) {
+            if (i + 1 >= argc) return bad_flag(a, "missing directory after");
+            compiler_include_dir_add(argv[++i]);
+        } else if (strncmp(a, "-I", 2) == 0 && a[2]) {
+            compiler_include_dir_add(a + 2);
+        } else if (strcmp(a, "-pa") == 0) {
             if (i + 1 >= argc) return bad_flag(a, "missing directory after");
             module_add_path(argv[++i]);
         } else if (strcmp(a, "+S") == 0) {
