@@ -788,11 +788,12 @@ L_wait_timeout: {
         if (mailbox_has_new(&p->mbox)) NEXT();
         goto suspend;
     }
-    if (!is_integer(t) || (is_small(t) && small_val(t) < 0) || (!is_small(t) && big_is_neg(t)))
+    /* Erlang's range: 0 .. 16#FFFFFFFF milliseconds (about 49.7 days) */
+    if (!is_small(t) || small_val(t) < 0 || (UWord)small_val(t) > 0xFFFFFFFFu)
         ERROR(ATOM_TERM(timeout_value));
     if (t == make_small(0)) DISPATCH(4);
     if (!p->wait_ref) {
-        uint64_t ms = is_small(t) ? (uint64_t)small_val(t) : UINT64_MAX / 4000;
+        uint64_t ms = (uint64_t)small_val(t);
         p->wait_ref = proc_new_ref();
         p->wait_timer = timer_add_timeout(ms, p->pid, p->wait_ref);
     }
