@@ -181,6 +181,7 @@ RunResult emulator_run(Process *p) {
                                         receives, so never saved (opcodes.h) */
 
     if (p->mbuf) reds -= (SWord)gc_ensure(p, 0, p->arity);
+    if (p->out_of_memory) return RUN_EXIT;    /* sched.c makes it `killed` */
     E = p->stop;
 
 /* E mirrors p->stop in a register: every change to the stack pointer writes
@@ -220,6 +221,7 @@ L_allocate: {
     if ((size_t)(E - p->htop) < n + 1) {
         reds -= (SWord)gc_ensure(p, n + 1, (int)pc[2]);
         LOAD_E();
+        if (p->out_of_memory || (size_t)(E - p->htop) < n + 1) goto out_of_memory;
     }
     p->stop = E -= n + 1;
     E[0] = make_cp(cp);
@@ -238,6 +240,7 @@ L_test_heap: {
     if ((size_t)(E - p->htop) < n || p->mbuf) {
         reds -= (SWord)gc_ensure(p, n, (int)pc[2]);
         LOAD_E();
+        if (p->out_of_memory || (size_t)(E - p->htop) < n) goto out_of_memory;
     }
     DISPATCH(3);
 }
@@ -431,6 +434,8 @@ L_fconv: {
         if ((size_t)(E - p->htop) < FLOAT_WORDS || p->mbuf || GC_STRESS) { \
             reds -= (SWord)gc_ensure(p, FLOAT_WORDS, (int)pc[2]);          \
             LOAD_E();                                                      \
+            if (p->out_of_memory || (size_t)(E - p->htop) < FLOAT_WORDS)   \
+                goto out_of_memory;                                        \
         }                                                                  \
     } while (0)
 L_fbox: {
@@ -877,6 +882,9 @@ suspend:
                                         takes them as roots */
     return RUN_WAIT;
 
+/* The collector could not give the process the room it needs (gc.h): it
+ * dies here, before it writes past its heap; sched.c sees out_of_memory. */
+out_of_memory:
 exit_by_signal:
     p->pc = pc;
     p->cp = cp;
