@@ -17,12 +17,24 @@
 #include <string.h>
 
 #include "codegen.h"
+#include "atom.h"
 #include "records.h"
 #include "types.h"
 
 /* ---- small utilities ---------------------------------------------------- */
 
-Term cg_atom(const char *name) { return atom_intern(name, strlen(name)); }
+/* With the atom table full (+t), atom_intern fails: the module cannot be
+ * made. cg_atom then stands `undefined` in, so code generation runs to its
+ * end, and codegen_module reports the limit once instead of one confusing
+ * error per atom. The flag is per thread: modules compile on many. */
+static __thread int cg_atoms_full;
+
+Term cg_atom(const char *name) {
+    Term a = atom_intern(name, strlen(name));
+    if (a != THE_NON_VALUE) return a;
+    cg_atoms_full = 1;
+    return AM_undefined;
+}
 
 void cg_error(Fn *f, int line, int col, const char *fmt, ...) {
     char buf[512];
@@ -1374,6 +1386,7 @@ static int is_exported(Module *m, const char *name, int arity) {
 CodeModule *codegen_module(Module *m) {
     Gen *g = GC_MALLOC(sizeof *g);
     g->m = m;
+    cg_atoms_full = 0;
     records_lower(m);                 /* records become tuples (records.c) */
     types_infer(m);                   /* which expressions yield floats (types.c) */
     g->modname = cg_atom(m->name ? m->name : "nofile");
@@ -1387,6 +1400,11 @@ CodeModule *codegen_module(Module *m) {
         gf->exported = is_exported(m, fn->name, fn->arity);
     }
     for (int i = 0; i < g->ngfs; i++) gen_function(g, g->gfs[i]);
+    if (cg_atoms_full) {
+        fprintf(stderr, "%s: system_limit: the atom table is full (%lu atoms, +t raises it)\n",
+                m->file ? m->file : "nofile", (unsigned long)atom_limit());
+        return NULL;
+    }
     if (g->errors) return NULL;
 
     CodeModule *cm = GC_MALLOC(sizeof *cm);

@@ -930,7 +930,10 @@ do_call_export:
     }
     if (module_ensure_loaded(ep->module) && (code = export_code(ep))) ENTER(code, arity);
     top_frame = tuple4(p, ep->module, ep->name, args_list(p, x, arity), NIL);
-    raise_error(p, ATOM_TERM(undef));
+    /* a module that could not be loaded for want of atoms: Erlang's error
+     * for a full table */
+    raise_error(p, atom_count() >= atom_limit() && !module_find(ep->module)
+                       ? ATOM_TERM(system_limit) : ATOM_TERM(undef));
     RAISE();
 
 do_call_fun: {
