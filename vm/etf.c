@@ -334,12 +334,12 @@ static Term get_big(Dec *d, size_t n)
 typedef struct Work { Term *slot; Term *kv; size_t npairs; } Work;
 
 /* binary_to_term/1,2: the term, and in *used the bytes it took */
-static Term decode(Process *p, Term bin, int safe, size_t *used)
+static Term decode(Process *p, Term src, int safe, size_t *used)
 {
-    if (!is_binary(bin)) BIF_ERROR(p, AM_badarg);
+    if (!is_binary(src)) BIF_ERROR(p, AM_badarg);
     Dec d;
     d.p = p;
-    d.s = bin_bytes(bin, &d.n);
+    d.s = bin_bytes(src, &d.n);
     d.i = 0;
     d.safe = safe;
     if (!need(&d, 1) || get8(&d) != 131) BIF_ERROR(p, AM_badarg);
@@ -485,7 +485,7 @@ static Term decode(Process *p, Term bin, int safe, size_t *used)
             Term bin = bits_new(p, bits, &bytes);
             if (bin == THE_NON_VALUE) BAD();
             if (n) memcpy(bytes, d.s + d.i, n);
-            d.s = bin_bytes(bin, &d.n);    /* (never moves: no collection) */
+            d.s = bin_bytes(src, &d.n);    /* (never moves: no collection) */
             d.i += n;
             *slot = bin;
             break;
