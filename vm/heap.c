@@ -281,7 +281,10 @@ Process *process_new_memory(size_t heap_words)
     p->initial_call = NIL;
     p->group_leader = NIL;
     p->pid = make_pid(0);
-    mem_publish(p);
+    /* the smallest heaps are not counted until they first collect: a spawn
+     * storm on many schedulers would fight over the shared counter for
+     * 55 words a process (mem_limit.c) */
+    if (size > MIN_HEAP_SIZE) mem_publish(p);
     return p;
 }
 
@@ -290,10 +293,11 @@ void process_free_memory(Process *p)
     if (!p)
         return;
     binary_release_all(p);         /* binaries: drop this heap's references */
-    atomic_fetch_sub_explicit(&mem_process_words,
-                              atomic_load_explicit(&p->mem_words, memory_order_relaxed),
-                              memory_order_relaxed);
-    atomic_store_explicit(&p->mem_words, 0, memory_order_relaxed);
+    size_t counted = atomic_load_explicit(&p->mem_words, memory_order_relaxed);
+    if (counted) {
+        atomic_fetch_sub_explicit(&mem_process_words, counted, memory_order_relaxed);
+        atomic_store_explicit(&p->mem_words, 0, memory_order_relaxed);
+    }
     if ((size_t)(p->hend - p->heap) == MIN_HEAP_SIZE) cache_free(CACHE_HEAP, p->heap);
     else free(p->heap);
     free(p->old_heap);

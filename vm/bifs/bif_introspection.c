@@ -420,8 +420,9 @@ static void processes_memory(Process *p, MemoryUse *u) {
         }
         /* another process may be running, its heap pointers moving: its
          * record and the heap words it published (mem_limit.h) */
-        size_t bytes = sizeof(Process) +
-                       atomic_load_explicit(&q->mem_words, memory_order_relaxed) * sizeof(Term);
+        size_t words = atomic_load_explicit(&q->mem_words, memory_order_relaxed);
+        if (!words) words = MIN_HEAP_SIZE;       /* its first heap, not published */
+        size_t bytes = sizeof(Process) + words * sizeof(Term);
         u->processes += bytes;
         u->processes_used += bytes;
         proc_release(q);
