@@ -315,6 +315,7 @@ L_bif: {
     Term r = b->fn(p, args);
     reds = p->reds;
     LOAD_E();
+    if (__builtin_expect(p->out_of_memory, 0)) goto out_of_memory;   /* heap.c */
     if (r == THE_NON_VALUE) {
         if (pc[1]) FAIL_TO(pc[1]);
         if (p->exc_class == EXC_ERROR && b->fn != bif_error_1 && b->fn != bif_error_2)
@@ -711,6 +712,7 @@ L_send: {
         }
     }
     reds -= (SWord)proc_send(p, to, msg);
+    if (__builtin_expect(p->out_of_memory, 0)) goto out_of_memory;   /* no room for the copy */
     DST(pc[3]) = msg;
     DISPATCH(4);
 }
@@ -902,6 +904,7 @@ do_call_export:
         Term r = ep->bif->fn(p, x);
         reds = p->reds;
         LOAD_E();
+        if (__builtin_expect(p->out_of_memory, 0)) goto out_of_memory;
         if (r == THE_NON_VALUE) {
             if (p->exc_class == EXC_ERROR && ep->bif->fn != bif_error_1 && ep->bif->fn != bif_error_2)
                 top_frame = tuple4(p, ep->module, ep->name, args_list(p, x, arity), NIL);

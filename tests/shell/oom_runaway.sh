@@ -4,7 +4,8 @@
 # non-tail recursion, lists:duplicate(1 bsl 62, a), lists:seq to 2^40) are
 # killed, their monitors see `killed`, an error report names each, and the
 # VM answers the next request. Then the ceiling kills the largest process,
-# not the one asking. docs/reliability.md describes the limits.
+# not the one asking, and a sender that cannot have the copy of its message
+# dies. docs/reliability.md describes the limits.
 BIN=${1:-bin/mini}
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT
@@ -71,6 +72,31 @@ small: normal
 alive' ] || { fail "ceiling victim ($flags)"; cat "$TMPD/out"; head -c 600 "$TMPD/err"; }
 done
 grep -q 'Context:            VM memory ceiling reached' "$TMPD/err" || fail "ceiling victim: no report"
+
+# A sender whose copy of a message cannot be had dies (the copies it sent
+# before wait in a queue that is never read); the VM goes on.
+cat > "$TMPD/sendbig.mini" <<'MINI'
+-module(sendbig).
+-export([main/0]).
+main() ->
+    Self = self(),
+    Sink = spawn(fun() -> receive never -> ok end end),
+    {P, R} = spawn_monitor(fun() ->
+        L = lists:seq(1, 3000000),
+        Self ! built,
+        [Sink ! L || _ <- lists:seq(1, 8)],
+        Self ! {sent, length(L)}
+    end),
+    receive built -> io:format("built~n"); {'DOWN', R, process, P, W} -> io:format("~p~n", [W]) end,
+    receive {'DOWN', R, process, P, Why} -> io:format("sender: ~p~n", [Why]);
+            {sent, N} -> io:format("sent ~p~n", [N]) end,
+    exit(Sink, kill),
+    io:format("alive~n").
+MINI
+(ulimit -v 400000; exec "$BIN" +MMax 0 "$TMPD/sendbig.mini") > "$TMPD/out" 2> "$TMPD/err" < /dev/null
+[ "$(cat "$TMPD/out")" = 'built
+sender: killed
+alive' ] || { fail "big send"; cat "$TMPD/out"; head -c 600 "$TMPD/err"; }
 
 [ "$fails" = 0 ] && echo "oom_runaway: all passed"
 [ "$fails" = 0 ]
