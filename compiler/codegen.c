@@ -12,11 +12,13 @@
  * the generator meets something needing a frame, the clause's code is thrown
  * away and compiled again with a frame.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codegen.h"
+#include "atom.h"
 #include "records.h"
 #include "types.h"
 
@@ -25,7 +27,13 @@
 /* The atom a source name denotes. Source text is UTF-8 and the front end
  * keeps names so; the atom table holds characters below 256 as one byte
  * each (atom.h), so 'ÿÿ' is the two-character atom list_to_atom([255,255])
- * makes, as in OTP. Bytes that are not UTF-8 stay as they are. */
+ * makes, as in OTP. Bytes that are not UTF-8 stay as they are.
+ * With the atom table full (+t), atom_intern fails: the module cannot be
+ * made. cg_atom then stands `undefined` in, so code generation runs to its
+ * end, and codegen_module reports the limit once instead of one confusing
+ * error per atom. The flag is per thread: modules compile on many. */
+static __thread int cg_atoms_full;
+
 Term cg_atom(const char *name) {
     size_t n = strlen(name), k = 0;
     char small[256], *buf = n < sizeof small ? small : GC_MALLOC_ATOMIC(n + 1);
@@ -40,7 +48,10 @@ Term cg_atom(const char *name) {
         }
         buf[k++] = (char)s[i++];
     }
-    return atom_intern(buf, k);
+    Term a = atom_intern(buf, k);
+    if (a != THE_NON_VALUE) return a;
+    cg_atoms_full = 1;
+    return AM_undefined;
 }
 
 void cg_error(Fn *f, int line, int col, const char *fmt, ...) {
@@ -149,10 +160,13 @@ static void ygrow(Fn *f, int r) {
     f->ys = n; f->capys = nc;
 }
 
+/* From the lowest slot that may be free: a function whose variables all
+ * live in y slots (thousands of them) would otherwise scan them all for
+ * every new one. */
 int cg_pick_y(Fn *f) {
-    for (int r = 0;; r++) {
+    for (int r = f->yfree;; r++) {
         ygrow(f, r);
-        if (f->ys[r] == R_FREE) return r;
+        if (f->ys[r] == R_FREE) { f->yfree = r; return r; }
     }
 }
 
@@ -166,7 +180,10 @@ int cg_alloc_y(Fn *f, int state) {
 void cg_free(Fn *f, UWord op) {
     if (op == NOOP || !operand_is_reg(op)) return;
     if (operand_is_x(op)) { if (f->xs[operand_x_index(op)] == R_TEMP) f->xs[operand_x_index(op)] = R_FREE; }
-    else if (operand_y_index(op) < f->capys && f->ys[operand_y_index(op)] == R_TEMP) f->ys[operand_y_index(op)] = R_FREE;
+    else if (operand_y_index(op) < f->capys && f->ys[operand_y_index(op)] == R_TEMP) {
+        f->ys[operand_y_index(op)] = R_FREE;
+        if (operand_y_index(op) < f->yfree) f->yfree = operand_y_index(op);
+    }
 }
 
 void cg_mark(Fn *f, UWord op) {
@@ -185,8 +202,27 @@ void cg_mark(Fn *f, UWord op) {
 
 /* ---- variables ----------------------------------------------------------- */
 
+/* Variables are found by hash: a function with thousands of them (a long
+ * chain of matches) would otherwise cost their number squared. */
+static unsigned var_hash(const char *name, int n) {
+    uintptr_t h = (uintptr_t)name;
+    h ^= h >> 17;
+    h *= 0x9E3779B97F4A7C15ull;
+    return (unsigned)(h >> 32) & (unsigned)(n - 1);
+}
+
+static void var_reindex(Fn *f) {
+    for (int i = 0; i < f->nvhead; i++) f->vhead[i] = -1;
+    for (int i = 0; i < f->nv; i++) {
+        unsigned h = var_hash(f->vn[i], f->nvhead);
+        f->vnext[i] = f->vhead[h];
+        f->vhead[h] = i;
+    }
+}
+
 int cg_var_find(Fn *f, const char *name) {
-    for (int i = 0; i < f->nv; i++)
+    if (!f->nvhead) return -1;
+    for (int i = f->vhead[var_hash(name, f->nvhead)]; i >= 0; i = f->vnext[i])
         if (f->vn[i] == name) return i;
     return -1;
 }
@@ -214,8 +250,15 @@ int cg_var(Fn *f, const char *name) {
         }
         f->vn = vn; f->vloc = vl; f->bound = b; f->def = d; f->inbody = ib; f->capv = nc;
         f->fcap = fc; f->vfr = fr; f->vfgen = fg;
+        f->vnext = GC_MALLOC_ATOMIC(sizeof *f->vnext * (size_t)nc);
+        f->nvhead = nc;
+        f->vhead = GC_MALLOC_ATOMIC(sizeof *f->vhead * (size_t)nc);
+        var_reindex(f);
     }
     v = f->nv++;
+    unsigned h = var_hash(name, f->nvhead);
+    f->vnext[v] = f->vhead[h];
+    f->vhead[h] = v;
     f->vn[v] = name; f->vloc[v] = NOOP; f->bound[v] = 0; f->def[v] = 0; f->inbody[v] = 0;
     f->fcap[v] = 0; f->vfr[v] = -1; f->vfgen[v] = 0;
     return v;
@@ -282,6 +325,7 @@ static void restore_regs(Fn *f, Snap *s) {
         if (f->xs[r] != R_VAR) f->xs[r] = s->xs[r] == R_VAR ? R_FREE : s->xs[r];
     for (int r = 0; r < f->capys; r++)
         if (f->ys[r] != R_VAR) f->ys[r] = (r < s->capys && s->ys[r] != R_VAR) ? s->ys[r] : R_FREE;
+    f->yfree = 0;
 }
 
 void cg_restore(Fn *f, Snap *s) {
@@ -1403,6 +1447,7 @@ static int is_exported(Module *m, const char *name, int arity) {
 CodeModule *codegen_module(Module *m) {
     Gen *g = GC_MALLOC(sizeof *g);
     g->m = m;
+    cg_atoms_full = 0;
     records_lower(m);                 /* records become tuples (records.c) */
     types_infer(m);                   /* which expressions yield floats (types.c) */
     g->modname = cg_atom(m->name ? m->name : "nofile");
@@ -1416,6 +1461,11 @@ CodeModule *codegen_module(Module *m) {
         gf->exported = is_exported(m, fn->name, fn->arity);
     }
     for (int i = 0; i < g->ngfs; i++) gen_function(g, g->gfs[i]);
+    if (cg_atoms_full) {
+        fprintf(stderr, "%s: system_limit: the atom table is full (%lu atoms, +t raises it)\n",
+                m->file ? m->file : "nofile", (unsigned long)atom_limit());
+        return NULL;
+    }
     if (g->errors) return NULL;
 
     CodeModule *cm = GC_MALLOC(sizeof *cm);

@@ -83,8 +83,10 @@ typedef struct Fn {
     Gen *g; GenFun *gf;
     int nv, capv;
     const char **vn; UWord *vloc; char *bound, *def, *inbody;
+    int *vhead, nvhead, *vnext;       /* hash index on vn (names are interned) */
     unsigned char xs[MAX_REG]; short xvar[MAX_REG]; int xhi;
     unsigned char *ys; int capys; int ymax;
+    int yfree;                        /* no y slot below it is free */
     int frame, head, retry;
     int cmax, cdepth;                 /* catch markers: y(cmax-1-depth) */
     int bif_fail;                     /* fail label for BIFs: guard context */

@@ -31,9 +31,12 @@
 #include "atom.h"
 #include "fatal.h"
 
-/* Erlang's default limit on the number of atoms (+t): atoms are never
- * collected, so a program making atoms from input must hit a wall. */
-#define MAX_ATOMS (1u << 20)
+/* The limit on the number of atoms (+t, Erlang's default 1,048,576):
+ * atoms are never collected, so a program making atoms from input must hit
+ * a wall. MAX_ATOMS bounds what +t may ask for (the chunk index is static). */
+#define MAX_ATOMS (1u << 26)
+#define DEFAULT_ATOM_LIMIT (1u << 20)
+static size_t atom_limit_n = DEFAULT_ATOM_LIMIT;
 #define ATOM_CHUNK_BITS 10
 #define ATOM_CHUNK (1u << ATOM_CHUNK_BITS)
 #define INITIAL_BUCKETS 1024
@@ -99,7 +102,7 @@ static void grow_buckets(void)
 static Term insert(const char *name, size_t len, uint32_t h)
 {
     size_t index = atomic_load_explicit(&count, memory_order_relaxed);
-    if (index >= MAX_ATOMS)
+    if (index >= atom_limit_n)
         return THE_NON_VALUE;
     AtomEntry **chunk = chunks[index >> ATOM_CHUNK_BITS];
     if (!chunk)
@@ -187,6 +190,16 @@ const char *atom_name(Term atom, size_t *len)
     if (len)
         *len = e->len;
     return e->name;
+}
+
+void atom_set_limit(size_t n)
+{
+    atom_limit_n = n < 8192 ? 8192 : n > MAX_ATOMS ? MAX_ATOMS : n;
+}
+
+UWord atom_limit(void)
+{
+    return atom_limit_n;
 }
 
 UWord atom_count(void)

@@ -23,7 +23,8 @@ enum {
 #define MAX_ATOM_LENGTH 255         /* characters, as Erlang's limit */
 
 void atom_init(void);
-/* The atom with this text, created if new; THE_NON_VALUE if len is too long. */
+/* The atom with this text, created if new; THE_NON_VALUE if len is too long
+ * or the table is full (atom_limit). */
 Term atom_intern(const char *name, size_t len);
 Term atom_intern_cstr(const char *name);
 /* The atom with this text if it exists, else THE_NON_VALUE. */
@@ -31,6 +32,11 @@ Term atom_lookup(const char *name, size_t len);
 /* The text of an atom (not NUL-terminated unless *len is ignored: it is). */
 const char *atom_name(Term atom, size_t *len);
 UWord atom_count(void);
+/* The most atoms there may be (+t N, 8192 .. 2^26; default 1,048,576, as
+ * Erlang's); atom_intern returns THE_NON_VALUE beyond it. Set it before the
+ * VM starts. */
+void atom_set_limit(size_t n);
+UWord atom_limit(void);
 /* The character at *i of an atom's text, advancing *i past it. An atom's
  * text holds characters below 256 as single bytes and the others as UTF-8. */
 UWord atom_text_char(const unsigned char *s, size_t n, size_t *i);

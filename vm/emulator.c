@@ -181,6 +181,7 @@ RunResult emulator_run(Process *p) {
                                         receives, so never saved (opcodes.h) */
 
     if (p->mbuf) reds -= (SWord)gc_ensure(p, 0, p->arity);
+    if (p->out_of_memory) return RUN_EXIT;    /* sched.c makes it `killed` */
     E = p->stop;
 
 /* E mirrors p->stop in a register: every change to the stack pointer writes
@@ -220,6 +221,7 @@ L_allocate: {
     if ((size_t)(E - p->htop) < n + 1) {
         reds -= (SWord)gc_ensure(p, n + 1, (int)pc[2]);
         LOAD_E();
+        if (p->out_of_memory || (size_t)(E - p->htop) < n + 1) goto out_of_memory;
     }
     p->stop = E -= n + 1;
     E[0] = make_cp(cp);
@@ -238,6 +240,7 @@ L_test_heap: {
     if ((size_t)(E - p->htop) < n || p->mbuf) {
         reds -= (SWord)gc_ensure(p, n, (int)pc[2]);
         LOAD_E();
+        if (p->out_of_memory || (size_t)(E - p->htop) < n) goto out_of_memory;
     }
     DISPATCH(3);
 }
@@ -312,6 +315,7 @@ L_bif: {
     Term r = b->fn(p, args);
     reds = p->reds;
     LOAD_E();
+    if (__builtin_expect(p->out_of_memory, 0)) goto out_of_memory;   /* heap.c */
     if (r == THE_NON_VALUE) {
         if (pc[1]) FAIL_TO(pc[1]);
         if (p->exc_trace != THE_NON_VALUE) goto unwind;     /* raise/3 gave the trace */
@@ -440,6 +444,8 @@ L_fconv: {
         if ((size_t)(E - p->htop) < FLOAT_WORDS || p->mbuf || GC_STRESS) { \
             reds -= (SWord)gc_ensure(p, FLOAT_WORDS, (int)pc[2]);          \
             LOAD_E();                                                      \
+            if (p->out_of_memory || (size_t)(E - p->htop) < FLOAT_WORDS)   \
+                goto out_of_memory;                                        \
         }                                                                  \
     } while (0)
 L_fbox: {
@@ -715,6 +721,7 @@ L_send: {
         }
     }
     reds -= (SWord)proc_send(p, to, msg);
+    if (__builtin_expect(p->out_of_memory, 0)) goto out_of_memory;   /* no room for the copy */
     DST(pc[3]) = msg;
     DISPATCH(4);
 }
@@ -797,11 +804,12 @@ L_wait_timeout: {
         if (mailbox_has_new(&p->mbox)) NEXT();
         goto suspend;
     }
-    if (!is_integer(t) || (is_small(t) && small_val(t) < 0) || (!is_small(t) && big_is_neg(t)))
+    /* Erlang's range: 0 .. 16#FFFFFFFF milliseconds (about 49.7 days) */
+    if (!is_small(t) || small_val(t) < 0 || (UWord)small_val(t) > 0xFFFFFFFFu)
         ERROR(ATOM_TERM(timeout_value));
     if (t == make_small(0)) DISPATCH(4);
     if (!p->wait_ref) {
-        uint64_t ms = is_small(t) ? (uint64_t)small_val(t) : UINT64_MAX / 4000;
+        uint64_t ms = (uint64_t)small_val(t);
         p->wait_ref = proc_new_ref();
         p->wait_timer = timer_add_timeout(ms, p->pid, p->wait_ref);
     }
@@ -885,6 +893,9 @@ suspend:
                                         takes them as roots */
     return RUN_WAIT;
 
+/* The collector could not give the process the room it needs (gc.h): it
+ * dies here, before it writes past its heap; sched.c sees out_of_memory. */
+out_of_memory:
 exit_by_signal:
     p->pc = pc;
     p->cp = cp;
@@ -902,6 +913,7 @@ do_call_export:
         Term r = ep->bif->fn(p, x);
         reds = p->reds;
         LOAD_E();
+        if (__builtin_expect(p->out_of_memory, 0)) goto out_of_memory;
         if (r == THE_NON_VALUE) {
             if (p->exc_trace != THE_NON_VALUE) goto unwind; /* raise/3 gave the trace */
             if (p->exc_class == EXC_ERROR && ep->bif->fn != bif_error_1 && ep->bif->fn != bif_error_2)
@@ -931,7 +943,10 @@ do_call_export:
     }
     if (module_ensure_loaded(ep->module) && (code = export_code(ep))) ENTER(code, arity);
     top_frame = tuple4(p, ep->module, ep->name, args_list(p, x, arity), NIL);
-    raise_error(p, ATOM_TERM(undef));
+    /* a module that could not be loaded for want of atoms: Erlang's error
+     * for a full table */
+    raise_error(p, atom_count() >= atom_limit() && !module_find(ep->module)
+                       ? ATOM_TERM(system_limit) : ATOM_TERM(undef));
     RAISE();
 
 do_call_fun: {

@@ -6,6 +6,8 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 
 #include "error_report.h"
 #include "atom.h"
@@ -116,4 +118,16 @@ void report_uncaught(Process *p) {
     fwrite(b.buf, 1, b.len, stderr);
     fflush(stderr);
     ob_free(&b);
+}
+
+void error_report_header(OutBuf *b) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    localtime_r(&tv.tv_sec, &tm);
+    static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    ob_printf(b, "=ERROR REPORT==== %d-%s-%d::%02d:%02d:%02d.%06ld ===\n", tm.tm_mday,
+              months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec,
+              (long)tv.tv_usec);
 }

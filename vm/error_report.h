@@ -9,6 +9,8 @@
 
 /* Appends the report of exception (class, reason, trace) to b. */
 void error_format(OutBuf *b, int cls, Term reason, Term trace);
+/* Appends `=ERROR REPORT==== <date> ===` and a newline, as OTP's logger. */
+void error_report_header(OutBuf *b);
 /* Prints the process's uncaught exception to stderr. */
 void report_uncaught(Process *p);
 

@@ -30,6 +30,7 @@
 #include "proc.h"
 #include "module.h"
 #include "map.h"
+#include "term_build.h"
 
 enum {
     NEW_FLOAT_EXT = 70, BIT_BINARY_EXT = 77, NEW_PID_EXT = 88, NEW_PORT_EXT = 89,
@@ -245,6 +246,7 @@ typedef struct Dec {
     Process *p;
     const unsigned char *s;
     size_t n, i;
+    int safe;                  /* binary_to_term(B, [safe]): no new atoms */
 } Dec;
 
 static int need(Dec *d, size_t k) { return d->n - d->i >= k; }
@@ -258,8 +260,9 @@ static uint32_t get32(Dec *d)
     return v;
 }
 
-/* An atom from n bytes in Latin-1 or UTF-8; THE_NON_VALUE if invalid. */
-static Term make_atom_from(const unsigned char *s, size_t n, int utf8)
+/* An atom from n bytes in Latin-1 or UTF-8; THE_NON_VALUE if invalid, or
+ * if it does not exist yet and `safe` is set. */
+static Term make_atom_from(const unsigned char *s, size_t n, int utf8, int safe)
 {
     char buf[4 * MAX_ATOM_LENGTH + 4];
     size_t k = 0, chars = 0;
@@ -283,7 +286,7 @@ static Term make_atom_from(const unsigned char *s, size_t n, int utf8)
         else { memcpy(buf + k, s + i, len); k += len; }
         i += len;
     }
-    return atom_intern(buf, k);
+    return safe ? atom_lookup(buf, k) : atom_intern(buf, k);
 }
 
 /* Reads an atom (any atom tag) at the cursor; THE_NON_VALUE if not one. */
@@ -306,7 +309,7 @@ static Term get_atom(Dec *d)
         return THE_NON_VALUE;
     }
     if (!need(d, len)) return THE_NON_VALUE;
-    Term a = make_atom_from(d->s + d->i, len, utf8);
+    Term a = make_atom_from(d->s + d->i, len, utf8, d->safe);
     d->i += len;
     return a;
 }
@@ -330,13 +333,15 @@ static Term get_big(Dec *d, size_t n)
  * once its 2N slots (in a scratch tuple) are filled. */
 typedef struct Work { Term *slot; Term *kv; size_t npairs; } Work;
 
-Term bif_binary_to_term_1(Process *p, Term *args)
+/* binary_to_term/1,2: the term, and in *used the bytes it took */
+static Term decode(Process *p, Term src, int safe, size_t *used)
 {
-    if (!is_binary(args[0])) BIF_ERROR(p, AM_badarg);
+    if (!is_binary(src)) BIF_ERROR(p, AM_badarg);
     Dec d;
     d.p = p;
-    d.s = bin_bytes(args[0], &d.n);
+    d.s = bin_bytes(src, &d.n);
     d.i = 0;
+    d.safe = safe;
     if (!need(&d, 1) || get8(&d) != 131) BIF_ERROR(p, AM_badarg);
     Term result = NIL;
     size_t sp = 0, cap = 64;
@@ -480,7 +485,7 @@ Term bif_binary_to_term_1(Process *p, Term *args)
             Term bin = bits_new(p, bits, &bytes);
             if (bin == THE_NON_VALUE) BAD();
             if (n) memcpy(bytes, d.s + d.i, n);
-            d.s = bin_bytes(args[0], &d.n);    /* (never moves: no collection) */
+            d.s = bin_bytes(src, &d.n);    /* (never moves: no collection) */
             d.i += n;
             *slot = bin;
             break;
@@ -556,5 +561,31 @@ done:
     free(st);
     p->reds -= (SWord)(d.n / 64);
     if (!ok) BIF_ERROR(p, AM_badarg);
+    *used = d.i;
     return result;
+}
+
+Term bif_binary_to_term_1(Process *p, Term *args)
+{
+    size_t used;
+    return decode(p, args[0], 0, &used);
+}
+
+/* Options as OTP 25's: safe (badarg rather than a new atom) and used
+ * ({Term, BytesUsed}); anything else, or an improper list, is badarg. */
+Term bif_binary_to_term_2(Process *p, Term *args)
+{
+    int safe = 0, want_used = 0;
+    Term l = args[1];
+    for (; is_list(l); l = list_tail(l)) {
+        Term o = list_head(l);
+        if (o == ATOM_TERM(safe)) safe = 1;
+        else if (o == ATOM_TERM(used)) want_used = 1;
+        else BIF_ERROR(p, AM_badarg);
+    }
+    if (!is_nil(l)) BIF_ERROR(p, AM_badarg);
+    size_t used;
+    Term t = decode(p, args[0], safe, &used);
+    if (t == THE_NON_VALUE || !want_used) return t;
+    return tuple2(p, t, make_integer(p, (int64_t)used));
 }

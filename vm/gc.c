@@ -69,6 +69,7 @@
 #include "fatal.h"
 #include "smp.h"
 #include "binary.h"
+#include "mem_limit.h"
 
 #ifndef GC_STRESS
 #define GC_STRESS 0
@@ -410,6 +411,37 @@ static void copy_pass(Gc *g, Process *p, int live, Term *to, size_t size)
 
 _Atomic UWord gc_total_collections, gc_total_reclaimed;
 
+/* Limits (mem_limit.h). A process that cannot have the memory it needs is
+ * marked to die (gc.h); the report goes out now, while its heap still shows
+ * what it was doing. */
+void gc_out_of_memory(Process *p, int why)
+{
+    if (p->out_of_memory)
+        return;
+    p->out_of_memory = (unsigned char)why;
+    mem_report(p, why);
+}
+
+/* Would `more` words for p take all process heaps over the VM's ceiling,
+ * with p the one to die for it? */
+static int over_ceiling_by(Process *p, size_t more)
+{
+    size_t ceiling = mem_ceiling_words();
+    if (!ceiling || !more)
+        return 0;
+    size_t total = atomic_load_explicit(&mem_process_words, memory_order_relaxed);
+    if (total + more <= ceiling)
+        return 0;
+    return !mem_ceiling_reached(p, more);
+}
+
+/* The same for a young block of `words` in place of the one p has. */
+static int over_ceiling(Process *p, size_t words)
+{
+    size_t have = gc_heap_size(p);
+    return words > have && over_ceiling_by(p, words - have);
+}
+
 /* A collection that cannot get memory leaves the process as it found it. */
 static void unmark_frags(Process *p)
 {
@@ -422,6 +454,8 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
 {
     if (live < 0 || live > MAX_REG)
         gc_fatal("bad number of live registers", (Term)live);
+    if (p->out_of_memory)                      /* dying: nothing more for it */
+        return 1;
     size_t stack = (size_t)(p->hend - p->stop);
     size_t young_used = (size_t)(p->htop - p->heap);
     size_t mature = (size_t)(p->high_water - p->heap);
@@ -456,7 +490,7 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     if (!major && mature > 0) {
         if (!p->old_heap) {
             size_t sz = gc_next_heap_size(young_used);
-            Term *old = alloc_words(sz);
+            Term *old = over_ceiling_by(p, sz) ? NULL : alloc_words(sz);
             if (old) {
                 p->old_heap = p->old_htop = old;
                 p->old_hend = old + sz;
@@ -473,6 +507,7 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
         frags = malloc(nfrags * sizeof *frags);
         if (!frags) {
             unmark_frags(p);
+            gc_out_of_memory(p, OOM_NOMEM);
             return 1;                          /* failed: nothing changed */
         }
         size_t i = 0;
@@ -506,10 +541,12 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     size_t size = gc_next_heap_size(upper);
     if (size < p->min_heap_size)
         size = p->min_heap_size;
-    Term *to = alloc_words(size);
+    int refused = over_ceiling(p, size);
+    Term *to = refused ? NULL : alloc_words(size);
     if (!to) {
         free(frags);
         unmark_frags(p);
+        gc_out_of_memory(p, refused ? OOM_CEILING : OOM_NOMEM);
         return 1;                              /* failed: nothing changed */
     }
 
@@ -571,7 +608,8 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
             target = p->min_heap_size;
     }
     if (target != size) {
-        Term *block = alloc_words(target);
+        refused = target > size && over_ceiling(p, target);
+        Term *block = refused ? NULL : alloc_words(target);
         if (block && target >= stack + live_words) {
             Gc g2 = {0};                       /* young only, nothing promoted */
             g2.ylo = g2.hw = (uintptr_t)p->heap;
@@ -604,6 +642,15 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
         p->gen_gcs++;
     }
     p->gc_last_copied = copied;
+    mem_publish(p);
+    if (!gc_has_room(p, need))                 /* the bigger block was refused */
+        gc_out_of_memory(p, refused ? OOM_CEILING : OOM_NOMEM);
+    else if (p->max_heap_size && gc_total_heap_size(p) > p->max_heap_size) {
+        if (p->max_heap_log)
+            mem_report(p, OOM_MAX_HEAP);
+        if (p->max_heap_kill)
+            p->out_of_memory = OOM_MAX_HEAP;
+    }
     return (copied + stack) / 10 + 1;
 }
 

@@ -20,10 +20,16 @@
  * a freshly allocated object (setelement on a new tuple, building a list
  * front to back) must finish before the next collection point.
  *
- * A collection can fail (malloc refused the new block). The process's data is
- * then left intact but the free space may still be smaller than asked for:
- * after gc_ensure(p, need, live), if !gc_has_room(p, need), the process is out
- * of memory and must die (the VM goes on); it must not allocate.
+ * A collection can fail (malloc refused the new block, or the VM's memory
+ * ceiling did, mem_limit.h). The process's data is then left intact but the
+ * free space may be smaller than asked for, and p->out_of_memory is set:
+ * after gc_ensure(p, need, live), if p->out_of_memory or !gc_has_room(p,
+ * need), the process must die (the VM goes on); it must not allocate. A
+ * collection that finds the process over its max_heap_size (with kill) sets
+ * p->out_of_memory too. From then on the process is never collected again:
+ * heap_alloc may have handed it memory outside its heap (heap.h). The
+ * emulator checks at each of its collection points, the scheduler after
+ * every time slice (sched.c), and the process dies with reason `killed`.
  */
 #ifndef MINI_GC_H
 #define MINI_GC_H
@@ -49,6 +55,10 @@ UWord gc_collect(Process *p, size_t need, int live, int major);
 /* The smallest heap size of the growth sequence (233, 377, 610, ... then
  * +20% steps) that is at least `words`. */
 size_t gc_next_heap_size(size_t words);
+
+/* Marks p to die for want of memory (an OOM_* of mem_limit.h) and prints
+ * the error report naming it; the first reason stays. */
+void gc_out_of_memory(Process *p, int why);
 
 static inline int gc_has_room(const Process *p, size_t need)
 {

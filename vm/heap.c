@@ -14,9 +14,17 @@
  * gc_ensure() at its next safe point, which also collects when the fragments
  * grow large relative to the heap (gc.c, frag_pressure).
  *
- * Out of memory in heap_alloc is fatal for the VM: a caller that cannot
- * collect has no way to back out (the emulator's gc_ensure, by contrast,
- * reports a failed collection by leaving too little room, see gc.h).
+ * Out of memory in heap_alloc. Its callers (BIFs, error terms, a spawn's
+ * arguments) cannot back out, so heap_alloc always returns words: when no
+ * fragment can be had, the process is marked out of memory (gc.h: it dies
+ * at its next check, and is never collected again) and gets the words from
+ * its thread's reserve, a block set aside when the thread started, bumped
+ * and never freed. The process runs on, at most to the end of its time
+ * slice (heap_alloc also zeroes its reductions, so it stops at the next
+ * call), with terms that stay valid memory; then it dies, and nothing else
+ * points into the reserve (messages and spawn arguments are copies), so the
+ * scheduler empties it for the next one (heap_reserve_reset). Only a single
+ * request larger than the reserve is fatal for the VM.
  */
 #include <malloc.h>
 #include <stdio.h>
@@ -30,6 +38,7 @@
 #include "process.h"
 #include "binary.h"
 #include "pool.h"
+#include "mem_limit.h"
 
 /* A fresh fragment has at least this many words, so that a BIF building a
  * list cell by cell does not make one malloc per cell. */
@@ -50,9 +59,31 @@ void heap_init(void)
     mallopt(M_TOP_PAD, 16 << 20);
 }
 
-static void out_of_memory(size_t words)
+/* 1 MB a thread: room for what a BIF builds after its fragment was refused */
+#define RESERVE_WORDS ((size_t)1 << 17)
+static __thread Term *reserve;
+static __thread size_t reserve_used;
+
+void heap_reserve_init(void)
 {
-    FATAL("out of memory allocating %zu heap words", words);
+    if (!reserve && !(reserve = malloc(RESERVE_WORDS * sizeof(Term))))
+        FATAL("out of memory for a thread's reserve of %zu heap words", RESERVE_WORDS);
+}
+
+void heap_reserve_reset(void)
+{
+    reserve_used = 0;
+}
+
+static Term *out_of_memory(Process *p, size_t words)
+{
+    gc_out_of_memory(p, OOM_NOMEM);
+    p->reds = 0;
+    if (!reserve || RESERVE_WORDS - reserve_used < words)
+        FATAL("out of memory allocating %zu heap words", words);
+    Term *hp = reserve + reserve_used;
+    reserve_used += words;
+    return hp;
 }
 
 /* Every fragment, a message's or a BIF's, comes from the block pool
@@ -142,9 +173,9 @@ Term *heap_alloc(Process *p, size_t words)
         f->used += words;
         return hp;
     }
-    f = heap_frag_new(words > FRAG_MIN_WORDS ? words : FRAG_MIN_WORDS);
+    f = p->out_of_memory ? NULL : heap_frag_new(words > FRAG_MIN_WORDS ? words : FRAG_MIN_WORDS);
     if (!f)
-        out_of_memory(words);
+        return out_of_memory(p, words);
     f->used = words;
     f->next = p->mbuf;
     p->mbuf = f;
@@ -250,6 +281,10 @@ Process *process_new_memory(size_t heap_words)
     p->initial_call = NIL;
     p->group_leader = NIL;
     p->pid = make_pid(0);
+    /* the smallest heaps are not counted until they first collect: a spawn
+     * storm on many schedulers would fight over the shared counter for
+     * 55 words a process (mem_limit.c) */
+    if (size > MIN_HEAP_SIZE) mem_publish(p);
     return p;
 }
 
@@ -258,6 +293,11 @@ void process_free_memory(Process *p)
     if (!p)
         return;
     binary_release_all(p);         /* binaries: drop this heap's references */
+    size_t counted = atomic_load_explicit(&p->mem_words, memory_order_relaxed);
+    if (counted) {
+        atomic_fetch_sub_explicit(&mem_process_words, counted, memory_order_relaxed);
+        atomic_store_explicit(&p->mem_words, 0, memory_order_relaxed);
+    }
     if ((size_t)(p->hend - p->heap) == MIN_HEAP_SIZE) cache_free(CACHE_HEAP, p->heap);
     else free(p->heap);
     free(p->old_heap);

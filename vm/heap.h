@@ -19,8 +19,14 @@ int process_reserve_xsave(Process *p, int n);
 
 /* Heap allocation that never collects: words from the young heap if they
  * fit below the stack, else from a fragment (process.h, "Heap fragments").
- * Out of memory here is fatal: the caller has no way to back out. */
+ * It never fails: out of memory, the process is marked to die and the words
+ * come from the thread's reserve (heap.c says how that stays safe). */
 Term *heap_alloc(Process *p, size_t words);
+
+/* The reserve: each thread that runs processes makes its own at start, and
+ * empties it when no process holds words of it (after each time slice). */
+void heap_reserve_init(void);
+void heap_reserve_reset(void);
 
 /* Heap fragments outside a process (a message in flight is built in one).
  * heap_frag_new returns NULL when out of memory; the caller sets f->used.

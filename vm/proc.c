@@ -4,8 +4,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-#include <sys/time.h>
 
 #include "proc.h"
 #include "fatal.h"
@@ -20,6 +18,8 @@
 #include "sched.h"
 #include "unique.h"
 #include "bif_io.h"
+#include "error_report.h"
+#include "mem_limit.h"
 
 /* per-scheduler sequences: no counter shared between schedulers (unique.h) */
 uint64_t proc_new_ref(void) { return unique_next(); }
@@ -34,12 +34,15 @@ uint64_t ref_number(Term ref) { return (uint64_t)boxed_ptr(ref)[1]; }
 
 /* ---- spawn ---- */
 
+size_t proc_default_min_heap;
+
 Term proc_spawn(Process *parent, Term module, Term fun, Term args, const SpawnOpts *o,
                 uint64_t *mon_ref) {
     static const SpawnOpts plain = { .prio = PRIO_NORMAL };
     if (!o) o = &plain;
     int link = o->link, monitor = o->monitor;
-    Process *c = process_new_memory(o->min_heap > MIN_HEAP_SIZE ? o->min_heap : MIN_HEAP_SIZE);
+    size_t min_heap = o->min_heap > proc_default_min_heap ? o->min_heap : proc_default_min_heap;
+    Process *c = process_new_memory(min_heap > MIN_HEAP_SIZE ? min_heap : MIN_HEAP_SIZE);
     if (!c) return THE_NON_VALUE;
     mailbox_init(&c->mbox);
     /* the table's reference (a lookup that read a slot when this record was
@@ -49,6 +52,15 @@ Term proc_spawn(Process *parent, Term module, Term fun, Term args, const SpawnOp
     c->prio = o->prio;             /* not inherited: Erlang's rule */
     c->group_leader = parent ? parent->group_leader : NIL;
     c->exit_reason = THE_NON_VALUE;
+    if (o->max_heap.size || o->max_heap.kill || o->max_heap.log) {
+        c->max_heap_size = o->max_heap.size;
+        c->max_heap_kill = (unsigned char)o->max_heap.kill;
+        c->max_heap_log = (unsigned char)o->max_heap.log;
+    } else {                       /* plain spawn: +hmax's defaults */
+        c->max_heap_size = mem_default_max_heap;
+        c->max_heap_kill = (unsigned char)mem_default_max_heap_kill;
+        c->max_heap_log = (unsigned char)mem_default_max_heap_log;
+    }
     if (!proc_table_insert(c)) {
         proc_release(c);
         return THE_NON_VALUE;
@@ -89,6 +101,12 @@ Term proc_spawn(Process *parent, Term module, Term fun, Term args, const SpawnOp
         hp[0] = make_tuple_header(3); hp[1] = module; hp[2] = fun; hp[3] = make_small(arity);
         c->initial_call = make_boxed(hp);
     }
+    if (c->out_of_memory) {        /* its arguments did not fit (heap.c) */
+        binary_release_all(c);
+        proc_table_remove(c);
+        proc_release(c);
+        return THE_NON_VALUE;
+    }
     emulator_setup_call(c, e, arity);
     if (parent && link) {
         proc_link_add(parent, c->pid);
@@ -126,15 +144,7 @@ Term proc_exception_reason(Process *p) {
 static void error_report(Process *p, Term reason) {
     OutBuf b;
     ob_init(&b);
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    struct tm tm;
-    localtime_r(&tv.tv_sec, &tm);
-    static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-    ob_printf(&b, "=ERROR REPORT==== %d-%s-%d::%02d:%02d:%02d.%06ld ===\n", tm.tm_mday,
-              months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec,
-              (long)tv.tv_usec);
+    error_report_header(&b);
     ob_puts(&b, "Error in process ");
     print_term(&b, p->pid, PRINT_WRITE);
     ob_puts(&b, " with exit value:\n");

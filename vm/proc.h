@@ -13,15 +13,31 @@
 
 #include "process.h"
 
-#define PROCESS_LIMIT (1 << 20)   /* table slots; Erlang's default is 262144 */
+/* The process limit (+P): Mini's default is 1,048,576 (Erlang's 262,144);
+ * proc_table_init rounds a +P value up to a power of two, as OTP often does,
+ * within 1024 .. 2^27 as OTP's range. Called once, before any spawn. */
+#define PROCESS_LIMIT_DEFAULT (1 << 20)
+void proc_table_init(size_t limit);
+size_t proc_limit(void);
+
+/* A max_heap_size setting: words (0: none), kill, error_logger. */
+typedef struct { size_t size; int kill, log; } MaxHeap;
 
 /* How to spawn (spawn_opt's options; zeros mean plain spawn at normal
- * priority, which spawn_opt calls PRIO_NORMAL). */
+ * priority, which spawn_opt calls PRIO_NORMAL). A max_heap of all zeros
+ * means the defaults of +hmax (mem_limit.h). */
 typedef struct {
     int link, monitor;
     int prio;                  /* PRIO_* */
     size_t min_heap;           /* words (0: the default) */
+    MaxHeap max_heap;
 } SpawnOpts;
+
+/* +hms: the min_heap_size (words) of a process spawned without one */
+extern size_t proc_default_min_heap;
+
+/* q's max_heap_size as process_info and process_flag give it: a map */
+Term proc_max_heap_term(Process *p, const Process *q);
 
 /* Spawns M:F(Args) (Args a proper list) or, when fun is a fun, Fun() with
  * module == NIL, as o says (NULL: plain spawn); *mon_ref gets the monitor's
@@ -43,6 +59,9 @@ void proc_table_remove(Process *p);
 UWord proc_count(void);
 /* Pids of all live processes, for processes/0 (built with heap_alloc). */
 Term proc_all_pids(Process *p);
+/* The live process with the most heap words (its published mem_words), with
+ * a reference the caller drops with proc_release; NULL if none. */
+Process *proc_table_largest(void);
 
 /* Copies msg and delivers it to pid (silently dropped if it is dead, as in
  * Erlang). Returns reductions spent. */

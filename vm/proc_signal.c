@@ -14,6 +14,8 @@
 #include <stdlib.h>
 
 #include "proc.h"
+#include "gc.h"
+#include "mem_limit.h"
 #include "atom.h"
 #include "binary.h"
 #include "copy.h"
@@ -31,20 +33,28 @@ static uint64_t sig_ref(const Message *m) { return (uint64_t)m->mem[m->used + 1]
 #define SIG_WORDS 2
 
 /* A plain message with room for `words` words of term data: a fragment, or
- * a bare record when the term is an immediate. */
-static Message *message_alloc(size_t words) {
+ * a bare record when the term is an immediate; NULL when out of memory. */
+static Message *message_try_alloc(size_t words) {
     Message *m;
     if (words == 0) {
-        if (!(m = heap_bare_new())) FATAL("out of memory for a message");
+        if (!(m = heap_bare_new())) return NULL;
         m->size = 0;
     } else {
-        if (!(m = heap_frag_new(words))) FATAL("out of memory for a message of %zu words", words);
+        if (!(m = heap_frag_new(words))) return NULL;
     }
     m->next = NULL;
     m->used = words;
     m->kind = MSG_PLAIN;
     m->bins = 1;                       /* may hold ProcBins, unless a copy says not */
     m->link = 0;
+    return m;
+}
+
+/* The same for the VM's own signals and replies, small: out of memory there
+ * stops the VM. */
+static Message *message_alloc(size_t words) {
+    Message *m = message_try_alloc(words);
+    if (!m) FATAL("out of memory for a message of %zu words", words);
     return m;
 }
 
@@ -154,7 +164,18 @@ int proc_deliver(Term pid, Message *m) {
 }
 
 UWord proc_send(Process *from, Term pid, Term msg) {
-    Message *m = proc_message_copy(msg);
+    size_t n = copy_size(msg), bins = 0;
+    Message *m = message_try_alloc(n);
+    if (!m) {
+        /* no room for the copy: the sender dies for it (gc.h), as when its
+         * own heap cannot grow; the message is not sent */
+        if (!from) FATAL("out of memory for a message of %zu words", n);
+        gc_out_of_memory(from, OOM_NOMEM);
+        from->reds = 0;
+        return 1;
+    }
+    m->term = n ? copy_term_bins(msg, m->mem, &bins) : msg;
+    m->bins = bins != 0;
     UWord words = m->used;
     if (from && pid == from->pid) {
         /* To oneself: no lookup, and nobody to wake (we are running). With

@@ -12,12 +12,30 @@
 #include "proc.h"
 #include "heap.h"
 #include "mailbox.h"
+#include "fatal.h"
 
-static _Atomic(Process *) table[PROCESS_LIMIT];
+/* the table: the default one unless +P asked for another size */
+static _Atomic(Process *) default_table[PROCESS_LIMIT_DEFAULT];
+static _Atomic(Process *) *table = default_table;
+static size_t table_size = PROCESS_LIMIT_DEFAULT;   /* a power of two: the process limit */
 static atomic_uint_fast64_t next_pid = 1;
 static atomic_uint_fast64_t live_count;
 
 UWord proc_count(void) { return (UWord)atomic_load(&live_count); }
+
+void proc_table_init(size_t limit) {
+    if (limit < 1024) limit = 1024;
+    if (limit > ((size_t)1 << 27)) limit = (size_t)1 << 27;
+    size_t n = 1024;
+    while (n < limit) n <<= 1;
+    if (n == table_size) return;
+    _Atomic(Process *) *t = calloc(n, sizeof *t);
+    if (!t) FATAL("out of memory for a process table of %zu slots", n);
+    table = t;
+    table_size = n;
+}
+
+size_t proc_limit(void) { return table_size; }
 
 /* ---- the table ---- */
 
@@ -45,7 +63,7 @@ static Process *slot_acquire(size_t slot) {
 
 Process *proc_lookup(Term pid) {
     if (!is_pid(pid)) return NULL;
-    Process *p = slot_acquire(pid_val(pid) % PROCESS_LIMIT);
+    Process *p = slot_acquire(pid_val(pid) & (table_size - 1));
     if (p && p->pid != pid) {            /* the slot's next tenant */
         proc_release(p);
         return NULL;
@@ -66,11 +84,12 @@ void proc_release(Process *p) {
 }
 
 int proc_table_insert(Process *p) {
-    for (int tries = 0; tries < PROCESS_LIMIT; tries++) {
+    if (atomic_load_explicit(&live_count, memory_order_relaxed) >= table_size) return 0;
+    for (size_t tries = 0; tries < table_size; tries++) {
         uint64_t n = atomic_fetch_add(&next_pid, 1);
         Process *expected = NULL;
         p->pid = make_pid(n);
-        if (atomic_compare_exchange_strong(&table[n % PROCESS_LIMIT], &expected, p)) {
+        if (atomic_compare_exchange_strong(&table[n & (table_size - 1)], &expected, p)) {
             atomic_fetch_add(&live_count, 1);
             return 1;
         }
@@ -80,13 +99,13 @@ int proc_table_insert(Process *p) {
 
 void proc_table_remove(Process *p) {
     Process *self = p;
-    if (atomic_compare_exchange_strong(&table[pid_val(p->pid) % PROCESS_LIMIT], &self, NULL))
+    if (atomic_compare_exchange_strong(&table[pid_val(p->pid) & (table_size - 1)], &self, NULL))
         atomic_fetch_sub(&live_count, 1);
 }
 
 Term proc_all_pids(Process *p) {
     Term list = NIL;
-    for (long i = PROCESS_LIMIT - 1; i >= 0; i--) {
+    for (long i = (long)table_size - 1; i >= 0; i--) {
         Process *q = slot_acquire((size_t)i);
         if (!q) continue;
         Term *hp = heap_alloc(p, 2);
@@ -95,4 +114,23 @@ Term proc_all_pids(Process *p) {
         proc_release(q);
     }
     return list;
+}
+
+Process *proc_table_largest(void) {
+    Process *best = NULL;
+    size_t most = 0;
+    for (size_t i = 0; i < table_size; i++) {
+        if (!atomic_load_explicit(&table[i], memory_order_relaxed)) continue;
+        Process *q = slot_acquire(i);
+        if (!q) continue;
+        size_t w = atomic_load_explicit(&q->mem_words, memory_order_relaxed);
+        if (w > most) {
+            if (best) proc_release(best);
+            best = q;
+            most = w;
+        } else {
+            proc_release(q);
+        }
+    }
+    return best;
 }

@@ -97,6 +97,16 @@ typedef struct Process {
     /* added by the collector (gc.c) */
     size_t min_heap_size;      /* words: the young block never shrinks below  */
     UWord gc_last_copied;      /* words copied by the latest collection       */
+    /* memory limits (gc.c, "Limits"): max_heap_size in words (0: none) and
+     * what a collection does when the process is larger; out_of_memory (an
+     * OOM_* of gc.h) once it could not have memory or broke a limit: it then
+     * allocates nothing more and dies at the next check (emulator, sched) */
+    size_t max_heap_size;
+    unsigned char max_heap_kill, max_heap_log;
+    unsigned char out_of_memory;
+    /* words of young block + old heap, published by the owner for readers
+     * on other threads (erlang:memory/0, the VM's memory ceiling) */
+    _Atomic size_t mem_words;
 
     /* messages, signals and scheduling (proc.c, sched.c). Only the owner
      * touches these, except mbox.inbox (any sender) and refc (atomics). */

@@ -35,6 +35,7 @@
  * instant a sender may wake it and another scheduler may run it.
  */
 #include <gc.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@
 #include "error_report.h"
 #include "timer.h"
 #include "gc.h"
+#include "binary.h"
 #include "sched_policy.h"
 #include "smp.h"
 
@@ -690,6 +692,15 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
             }
         }
     }
+    if (p->out_of_memory) {
+        /* out of memory or over a limit (gc.h): killed, whatever it was doing;
+         * its binaries are let go now, while the thread's reserve it may
+         * point into is still as it left it */
+        binary_release_all(p);
+        p->exit_reason = ATOM_TERM(killed);
+        r = RUN_EXIT;
+    }
+    heap_reserve_reset();
     int is_main = p->pid == main_pid;
     p->waiting = r == RUN_WAIT;
     switch (r) {
@@ -706,7 +717,8 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
         proc_exit(p, ATOM_TERM(normal), 0);
         if (is_main) finish(0);
         break;
-    case RUN_EXIT:
+    case RUN_EXIT: {
+        int oom = p->out_of_memory;
         if (is_main) {
             p->exc_class = EXC_EXIT;
             p->exc_reason = p->exit_reason;
@@ -714,8 +726,13 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
             report_uncaught(p);
         }
         proc_exit(p, p->exit_reason, 0);
+        /* the blocks it grew stay in malloc's arenas (heap.c, heap_init),
+         * where the Boehm heap (code, the compiler) cannot have them: give
+         * them back to the system after a death for want of memory */
+        if (oom) malloc_trim(0);
         if (is_main) finish(1);
         break;
+    }
     case RUN_EXCEPTION: {
         if (is_main) report_uncaught(p);
         Term reason = proc_exception_reason(p);
@@ -732,6 +749,7 @@ static void scheduler_loop(Scheduler *s) {
     /* take the first page faults of this thread's message blocks now, not
      * in the middle of the first send */
     heap_frag_free(heap_frag_new(1));
+    heap_reserve_init();
     unsigned ticks = 0;
     while (!atomic_load_explicit(&finished, memory_order_relaxed)) {
         if ((++ticks & 15) == 0 || s->chain_reds == 0) timer_fire_due();

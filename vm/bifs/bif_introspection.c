@@ -15,8 +15,9 @@
  * messages), in order. A target that dies first answers `undefined` from its
  * exit path. On oneself, '$process_info'/1,2 answer directly.
  *
- * erlang:memory/0,1 still reads other processes' heap sizes in place: single
- * words, stale at worst.
+ * erlang:memory/0,1 counts other processes by the heap words each one
+ * publishes after a collection (Process.mem_words), never by their heap
+ * pointers, which their owner moves at any moment.
  */
 #include <gc.h>
 #include <stdatomic.h>
@@ -206,12 +207,12 @@ static Term info_memory(Process *p, Process *q) { return size_term(p, process_by
 
 #define MIN_BIN_VHEAP_SIZE 46422    /* OTP's default, in words; Mini has no off-heap binaries yet */
 
-/* OTP's max_heap_size is a map #{error_logger, kill, size}; Mini has no maps
- * yet, so we give the size alone (0: no limit), a form OTP accepts when set. */
+static Term info_max_heap_size(Process *p, Process *q) { return proc_max_heap_term(p, q); }
+
 static Term info_garbage_collection(Process *p, Process *q) {
     ListBuilder b;
     lb_init(&b);
-    lb_add(p, &b, tuple2(p, ATOM_TERM(max_heap_size), make_small(0)));
+    lb_add(p, &b, tuple2(p, ATOM_TERM(max_heap_size), proc_max_heap_term(p, q)));
     lb_add(p, &b, tuple2(p, ATOM_TERM(min_bin_vheap_size), make_small(MIN_BIN_VHEAP_SIZE)));
     lb_add(p, &b, tuple2(p, ATOM_TERM(min_heap_size), size_term(p, q->min_heap_size)));
     lb_add(p, &b, tuple2(p, ATOM_TERM(fullsweep_after), make_integer(p, (int64_t)q->max_gen_gcs)));
@@ -250,6 +251,7 @@ static const InfoItem extra_items[] = {
     { ATOM_TERM(monitored_by), info_monitored_by },
     { ATOM_TERM(memory), info_memory },
     { ATOM_TERM(min_heap_size), info_min_heap_size },
+    { ATOM_TERM(max_heap_size), info_max_heap_size },
 };
 
 #define NITEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -411,9 +413,19 @@ static void processes_memory(Process *p, MemoryUse *u) {
     for (Term l = proc_all_pids(p); is_list(l); l = list_tail(l)) {
         Process *q = info_target(p, list_head(l));
         if (!q) continue;
-        u->processes += process_bytes(q, 0);
-        u->processes_used += process_bytes(q, 1);
-        if (q != p) proc_release(q);
+        if (q == p) {
+            u->processes += process_bytes(q, 0);
+            u->processes_used += process_bytes(q, 1);
+            continue;
+        }
+        /* another process may be running, its heap pointers moving: its
+         * record and the heap words it published (mem_limit.h) */
+        size_t words = atomic_load_explicit(&q->mem_words, memory_order_relaxed);
+        if (!words) words = MIN_HEAP_SIZE;       /* its first heap, not published */
+        size_t bytes = sizeof(Process) + words * sizeof(Term);
+        u->processes += bytes;
+        u->processes_used += bytes;
+        proc_release(q);
     }
 }
 
@@ -425,7 +437,7 @@ static void memory_use(Process *p, MemoryUse *u) {
     size_t boehm = GC_get_heap_size();
     u->code = boehm > u->atom ? boehm - u->atom : 0;
     u->binary = binary_total_bytes();  /* binaries over 64 bytes (binary.c) */
-    u->system = u->atom + u->binary + u->code + u->ets + (size_t)PROCESS_LIMIT * sizeof(void *);
+    u->system = u->atom + u->binary + u->code + u->ets + proc_limit() * sizeof(void *);
 }
 
 static const Term memory_kinds[] = {
@@ -487,7 +499,9 @@ Term bif_memory_1(Process *p, Term *args) {
 Term bif_system_info_1(Process *p, Term *args) {
     Term what = args[0];
     if (what == ATOM_TERM(process_count)) return make_integer(p, (int64_t)proc_count());
-    if (what == ATOM_TERM(process_limit)) return make_integer(p, PROCESS_LIMIT);
+    if (what == ATOM_TERM(process_limit)) return make_integer(p, (int64_t)proc_limit());
+    if (what == ATOM_TERM(atom_limit)) return make_integer(p, (int64_t)atom_limit());
+    if (what == ATOM_TERM(atom_count)) return make_integer(p, (int64_t)atom_count());
     if (what == ATOM_TERM(schedulers)) return make_small(sched_count());
     if (what == ATOM_TERM(schedulers_online)) return make_small(sched_online());
     if (what == ATOM_TERM(otp_release)) return string_term(p, MINI_OTP_RELEASE);

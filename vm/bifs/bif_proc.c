@@ -8,6 +8,8 @@
 #include "proc.h"
 #include "sched.h"
 #include "arith.h"
+#include "map.h"
+#include "mem_limit.h"
 
 static Term new_ref(Process *p, uint64_t n) { return make_ref_at(heap_alloc(p, REF_WORDS), n); }
 
@@ -54,13 +56,66 @@ static int priority_level(Term t) {
 
 static int is_nonneg_int(Term t) { return is_small(t) ? small_val(t) >= 0 : is_integer(t); }
 
+/* ---- max_heap_size (gc.c checks it, mem_limit.c reports it) ---- */
+
+/* Erlang's smallest heap: a max_heap_size below it (but 0) is badarg */
+#define MAX_HEAP_MIN_WORDS 233
+
+/* Reads N or #{size => N, kill => B, error_logger => B} (a key left out
+ * keeps *o's value) into o; 0 if it is not one (badarg). */
+static int max_heap_parse(Term v, MaxHeap *o) {
+    if (is_map_term(v)) {
+        UWord n = map_size(v);
+        if (n == 0) return 0;
+        Term *keys = map_keys(v), *vals = map_vals(v);
+        for (UWord i = 0; i < n; i++) {
+            Term k = keys[i], x = vals[i];
+            if (k == ATOM_TERM(size)) {
+                if (!max_heap_parse(x, o)) return 0;
+            } else if (k == ATOM_TERM(kill) || k == ATOM_TERM(error_logger)) {
+                if (x != AM_true && x != AM_false) return 0;
+                if (k == ATOM_TERM(kill)) o->kill = x == AM_true;
+                else o->log = x == AM_true;
+            } else {
+                return 0;
+            }
+        }
+        return 1;
+    }
+    if (!is_integer(v) || !is_small(v) || small_val(v) < 0) return 0;
+    SWord w = small_val(v);
+    if (w != 0 && w < MAX_HEAP_MIN_WORDS) return 0;
+    o->size = (size_t)w;
+    return 1;
+}
+
+/* #{error_logger => B, kill => B, size => N}: OTP's shape (keys in order) */
+static Term max_heap_term(Process *p, size_t size, int kill, int log) {
+    Term *hp = heap_alloc(p, 4 + 5);
+    hp[0] = make_tuple_header(3);
+    hp[1] = ATOM_TERM(error_logger); hp[2] = ATOM_TERM(kill); hp[3] = ATOM_TERM(size);
+    Term *m = hp + 4;
+    m[0] = make_header(4, BOXED_MAP);
+    m[1] = make_boxed(hp);
+    m[2] = log ? AM_true : AM_false;
+    m[3] = kill ? AM_true : AM_false;
+    m[4] = make_integer(p, (int64_t)size);
+    return make_boxed(m);
+}
+
+Term proc_max_heap_term(Process *p, const Process *q) {
+    return max_heap_term(p, q->max_heap_size, q->max_heap_kill, q->max_heap_log);
+}
+
 /* spawn_opt's option list, as erl takes it: link, monitor ({monitor, []}
- * too), {priority, P}, {min_heap_size, N}, {message_queue_data, off_heap |
- * on_heap}, and the heap tuning options fullsweep_after, min_bin_vheap_size
- * and max_heap_size (accepted, as the collector sizes heaps itself). Later
- * options win. 0 if the list is not such a proper list (badarg). */
+ * too), {priority, P}, {min_heap_size, N}, {max_heap_size, N | Map},
+ * {message_queue_data, off_heap | on_heap}, and the heap tuning options
+ * fullsweep_after and min_bin_vheap_size (accepted, as the collector sizes
+ * heaps itself). Later options win. 0 if the list is not such a proper list
+ * (badarg). */
 static int spawn_opts_parse(Term l, SpawnOpts *o) {
     *o = opts_plain;
+    o->max_heap = (MaxHeap){ mem_default_max_heap, mem_default_max_heap_kill, mem_default_max_heap_log };
     for (; is_list(l); l = list_tail(l)) {
         Term opt = list_head(l);
         if (opt == ATOM_TERM(link)) { o->link = 1; continue; }
@@ -79,8 +134,9 @@ static int spawn_opts_parse(Term l, SpawnOpts *o) {
             if (v != ATOM_TERM(off_heap) && v != ATOM_TERM(on_heap)) return 0;
             /* messages always wait outside the heap here (they are not
              * roots; see "Processes and messages"): both mean that */
-        } else if (k == ATOM_TERM(fullsweep_after) || k == ATOM_TERM(min_bin_vheap_size) ||
-                   k == ATOM_TERM(max_heap_size)) {
+        } else if (k == ATOM_TERM(max_heap_size)) {
+            if (!max_heap_parse(v, &o->max_heap)) return 0;
+        } else if (k == ATOM_TERM(fullsweep_after) || k == ATOM_TERM(min_bin_vheap_size)) {
             if (!is_nonneg_int(v)) return 0;
         } else {
             return 0;
@@ -279,6 +335,16 @@ Term bif_process_flag_2(Process *p, Term *args) {
         /* takes effect when this slice ends: the scheduler queues it by
          * its priority from then on */
         p->prio = prio;
+        return old;
+    }
+    if (args[0] == ATOM_TERM(max_heap_size)) {
+        MaxHeap m = { p->max_heap_size, p->max_heap_kill, p->max_heap_log };
+        if (!max_heap_parse(args[1], &m)) BIF_ERROR(p, AM_badarg);
+        Term old = proc_max_heap_term(p, p);
+        /* checked at the next collection, as in OTP */
+        p->max_heap_size = m.size;
+        p->max_heap_kill = (unsigned char)m.kill;
+        p->max_heap_log = (unsigned char)m.log;
         return old;
     }
     BIF_ERROR(p, AM_badarg);

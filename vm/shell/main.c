@@ -35,6 +35,7 @@
 #include "shell.h"
 #include "timer.h"
 #include "bif_io.h"
+#include "mem_limit.h"
 
 #define MINI_VERSION "0.1"
 
@@ -48,6 +49,14 @@ static void usage(FILE *f) {
         "  +S N | +S N:M       scheduler threads (N), of which M online\n"
         "  -smp disable|enable one scheduler and no SMP machinery, or the default\n"
         "  +A N                number of async driver threads\n"
+        "  +P N                process limit (rounded up to a power of two)\n"
+        "  +t N                atom limit\n"
+        "  +hms N              default min_heap_size of processes (words)\n"
+        "  +hmax N             default max_heap_size of processes (words, 0: none)\n"
+        "  +hmaxk true|false   whether a process over max_heap_size is killed\n"
+        "  +hmaxel true|false  whether it is reported\n"
+        "  +MMax MB            ceiling on all process heaps (0: none; default 3/4\n"
+        "                      of the memory, or of ulimit -v)\n"
         "  -noshell            no shell: run the actions below, then stop\n"
         "  -s Mod [Fun [Arg...]]  call Mod:Fun([Arg...]) (atoms; Fun defaults to start)\n"
         "  -run Mod [Fun [Arg...]] the same with the arguments as strings\n"
@@ -66,6 +75,18 @@ static int is_count(const char *s) {
     if (!s || !*s) return 0;
     for (; *s; s++) if (*s < '0' || *s > '9') return 0;
     return 1;
+}
+
+/* a count flag's value (at most 2^40), or -1 */
+static long long count_arg(int argc, char **argv, int i) {
+    if (i + 1 >= argc || !is_count(argv[i + 1]) || strlen(argv[i + 1]) > 13) return -1;
+    return atoll(argv[i + 1]);
+}
+
+/* true|false, or -1 */
+static int bool_arg(int argc, char **argv, int i) {
+    if (i + 1 >= argc) return -1;
+    return strcmp(argv[i + 1], "true") == 0 ? 1 : strcmp(argv[i + 1], "false") == 0 ? 0 : -1;
 }
 
 /* ---- building terms on a scratch heap (copied when the process spawns) ---- */
@@ -140,6 +161,7 @@ int main(int argc, char **argv) {
     atom_init();
     timer_init();
     module_init(argv[0]);
+    mem_limit_init();
     int show_code = 0, noshell = 0;
     int schedulers = (int)sysconf(_SC_NPROCESSORS_ONLN), online = -1, smp = 1, async = 0;
     if (schedulers < 1) schedulers = 1;
@@ -175,6 +197,31 @@ int main(int argc, char **argv) {
             if (i + 1 >= argc || !is_count(argv[i + 1]) || atoi(argv[i + 1]) > 1024)
                 return bad_flag(a, "+A needs a count 0..1024");
             async = atoi(argv[++i]);
+        } else if (strcmp(a, "+P") == 0 || strcmp(a, "+t") == 0 || strcmp(a, "+hms") == 0 ||
+                   strcmp(a, "+hmax") == 0 || strcmp(a, "+MMax") == 0) {
+            long long n = count_arg(argc, argv, i);
+            if (n < 0) return bad_flag(a, "needs a count after");
+            if (a[1] == 'P') {
+                if (n < 1024 || n > (1LL << 27)) return bad_flag(a, "+P takes 1024..134217727");
+                proc_table_init((size_t)n);
+            } else if (a[1] == 't') {
+                if (n < 8192 || n > (1LL << 26)) return bad_flag(a, "+t takes 8192..67108864");
+                atom_set_limit((size_t)n);
+            } else if (a[1] == 'M') {
+                mem_set_ceiling_mb((size_t)n);
+            } else if (strcmp(a, "+hms") == 0) {
+                proc_default_min_heap = (size_t)n;
+            } else {
+                if (n != 0 && n < 233) return bad_flag(a, "+hmax takes 0 or at least 233 words");
+                mem_default_max_heap = (size_t)n;
+            }
+            i++;
+        } else if (strcmp(a, "+hmaxk") == 0 || strcmp(a, "+hmaxel") == 0) {
+            int b = bool_arg(argc, argv, i);
+            if (b < 0) return bad_flag(a, "takes true or false");
+            if (a[5] == 'k') mem_default_max_heap_kill = b;
+            else mem_default_max_heap_log = b;
+            i++;
         } else if (strcmp(a, "-smp") == 0) {
             if (i + 1 >= argc || (strcmp(argv[i + 1], "disable") && strcmp(argv[i + 1], "enable")))
                 return bad_flag(a, "-smp takes disable or enable");
