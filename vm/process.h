@@ -93,6 +93,7 @@ typedef struct Process {
     Term initial_call;         /* {M,F,A} literal or NIL                     */
     Term group_leader;
     int live;                  /* live x registers at a BIF call (for GC)    */
+    struct FileHandle *files;  /* open files, closed when it dies (bif_file.h) */
 
     /* added by the collector (gc.c) */
     size_t min_heap_size;      /* words: the young block never shrinks below  */
