@@ -232,7 +232,8 @@ void file_close_all(Process *p) {
 
 /* ---- open modes ---- */
 
-/* Mode bits and buffer sizes from an open/2 mode list; -1 if bad. */
+/* Mode bits and buffer sizes from an open/2 mode list; -1 if it is not a
+ * proper list of atoms and tuples. */
 static int parse_modes(Term modes, int *mode, size_t *ra, size_t *dw) {
     *mode = 0; *ra = READ_AHEAD_DEFAULT; *dw = DELAYED_DEFAULT;
     for (; is_list(modes); modes = list_tail(modes)) {
@@ -245,8 +246,8 @@ static int parse_modes(Term modes, int *mode, size_t *ra, size_t *dw) {
             else if (!strcmp(s, "exclusive")) *mode |= FM_EXCL | FM_WRITE;
             else if (!strcmp(s, "read_ahead")) *mode |= FM_READ_AHEAD;
             else if (!strcmp(s, "delayed_write")) *mode |= FM_DELAYED;
-            else if (strcmp(s, "raw") && strcmp(s, "binary") && strcmp(s, "sync") && strcmp(s, "list"))
-                return -1;
+            /* others (raw, binary, sync, ...) are not ours, or are
+             * ignored as Erlang/OTP 25 ignores an unknown mode */
         } else if (is_tuple(m)) {
             Term *e = boxed_ptr(m);
             UWord n = tuple_arity(m);
@@ -256,9 +257,8 @@ static int parse_modes(Term modes, int *mode, size_t *ra, size_t *dw) {
             } else if (n == 3 && !strcmp(s, "delayed_write") && is_small(e[2]) && small_val(e[2]) >= 0
                        && is_small(e[3])) {
                 *mode |= FM_DELAYED; *dw = (size_t)small_val(e[2]);
-            } else if (n == 2 && !strcmp(s, "encoding") && is_atom(e[2])) {
-                /* the library's business */
-            } else return -1;
+            }
+            /* {encoding, E} is the library's business; others are ignored */
         } else return -1;
     }
     if (modes != NIL) return -1;
@@ -476,16 +476,16 @@ Term bif_prim_file_position_2(Process *p, Term *args) {
         if (!strcmp(s, "bof")) whence = SEEK_SET;
         else if (!strcmp(s, "cur")) whence = SEEK_CUR;
         else if (!strcmp(s, "eof")) whence = SEEK_END;
-        else return err(p, atom_intern_cstr("einval"));
+        else return ERR_BADARG(p);
     } else if (is_tuple(loc) && tuple_arity(loc) == 2 && is_atom(boxed_ptr(loc)[1])) {
         const char *s = atom_name(boxed_ptr(loc)[1], NULL);
         off = boxed_ptr(loc)[2];
         if (!strcmp(s, "bof")) whence = SEEK_SET;
         else if (!strcmp(s, "cur")) whence = SEEK_CUR;
         else if (!strcmp(s, "eof")) whence = SEEK_END;
-        else return err(p, atom_intern_cstr("einval"));
+        else return ERR_BADARG(p);
     }
-    if (!is_small(off)) return err(p, atom_intern_cstr("einval"));
+    if (!is_small(off)) return ERR_BADARG(p);
     if (handle_sync(h) < 0) return err_errno(p);
     off_t r = lseek(h->fd, (off_t)small_val(off), whence);
     if (r < 0) return err_errno(p);
@@ -510,7 +510,7 @@ Term bif_prim_file_pread_3(Process *p, Term *args) {
         if (r == 0) break;
         got += (size_t)r;
     }
-    if (got == 0 && n > 0) return atom_intern_cstr("eof");
+    if (got == 0) return atom_intern_cstr("eof");    /* also for 0 bytes, as Erlang */
     if (got < n) b = bin_sub(p, b, 0, got);
     return tuple2(p, AM_ok, b);
 }
