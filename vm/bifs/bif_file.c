@@ -278,14 +278,20 @@ static int open_flags(int mode) {
     return f;
 }
 
-/* Opens path; a directory is eisdir whatever the mode, as in Erlang. */
-static int open_path(const char *path, int flags) {
+/* Opens path; a directory is eisdir whatever the mode, as in Erlang. The
+ * file's status is left in *st. */
+static int open_stat(const char *path, int flags, struct stat *st) {
     int fd;
     do fd = open(path, flags, 0666); while (fd < 0 && errno == EINTR);
     if (fd < 0) return -1;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) { close(fd); errno = EISDIR; return -1; }
+    if (fstat(fd, st) < 0) { int e = errno; close(fd); errno = e; return -1; }
+    if (S_ISDIR(st->st_mode)) { close(fd); errno = EISDIR; return -1; }
     return fd;
+}
+
+static int open_path(const char *path, int flags) {
+    struct stat st;
+    return open_stat(path, flags, &st);
 }
 
 /* prim_file:open(Name, Modes) -> {ok, Id} | {error, Reason} */
@@ -363,6 +369,19 @@ static ssize_t handle_fill(FileHandle *h) {
     return r;
 }
 
+/* A large binary was just made. A loop of file BIF calls may run no
+ * instruction that collects (nothing else allocates), so dead binaries
+ * would pile up by the tens of megabytes and the memory they leave is
+ * returned and faulted in again; once they are over the allowance
+ * (binary_gc_due), end the time slice and have the scheduler make a minor
+ * collection before the process runs again. */
+static void binary_made(Process *p) {
+    if (binary_gc_due(p)) {
+        if (!p->gc_requested) p->gc_requested = GC_REQUEST_MINOR;
+        p->reds = 0;
+    }
+}
+
 /* prim_file:read(Id, N) -> {ok, Binary} | eof | {error, Reason} */
 Term bif_prim_file_read_2(Process *p, Term *args) {
     LOOKUP(p, h, args[0]);
@@ -389,6 +408,7 @@ Term bif_prim_file_read_2(Process *p, Term *args) {
     if (got < 0) return err_errno(p);
     got += (ssize_t)buffered;
     p->reds -= got / 4096;
+    binary_made(p);
     if (got == 0) return atom_intern_cstr("eof");
     if ((size_t)got < n) b = bin_sub(p, b, 0, (size_t)got);
     return tuple2(p, AM_ok, b);
@@ -510,6 +530,7 @@ Term bif_prim_file_pread_3(Process *p, Term *args) {
         if (r == 0) break;
         got += (size_t)r;
     }
+    binary_made(p);
     if (got == 0) return atom_intern_cstr("eof");    /* also for 0 bytes, as Erlang */
     if (got < n) b = bin_sub(p, b, 0, got);
     return tuple2(p, AM_ok, b);
@@ -540,44 +561,39 @@ Term bif_prim_file_pwrite_3(Process *p, Term *args) {
 /* ---- whole files ---- */
 
 /* prim_file:read_file(Name) -> {ok, Binary} | {error, Reason}. One open,
- * one fstat, reads straight into the binary, one close. */
+ * one fstat, reads straight into the binary, one close: a regular file is
+ * read up to the size fstat gave (as Erlang does), anything else to its end. */
 Term bif_prim_file_read_file_1(Process *p, Term *args) {
     OutBuf name;
     if (file_name(&name, args[0]) < 0) return ERR_BADARG(p);
-    int fd = open_path(name.buf, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    int fd = open_stat(name.buf, O_RDONLY | O_CLOEXEC, &st);
     ob_free(&name);
     if (fd < 0) return err_errno(p);
-    struct stat st;
-    if (fstat(fd, &st) < 0) { int e = errno; close(fd); errno = e; return err_errno(p); }
     size_t size = S_ISREG(st.st_mode) ? (size_t)st.st_size : 0;
     unsigned char *d;
     Term b = bin_new(p, size, &d);
     ssize_t got = read_full(fd, d, size);
     if (got < 0) { int e = errno; close(fd); errno = e; return err_errno(p); }
-    if ((size_t)got == size) {
-        /* the size fstat gave may be short (a growing file, /proc): read on */
-        unsigned char probe[4096];
-        ssize_t more = read_full(fd, probe, sizeof probe);
-        if (more > 0) {
-            OutBuf all;
-            ob_init(&all);
-            ob_write(&all, (const char *)d, (size_t)got);
-            ob_write(&all, (const char *)probe, (size_t)more);
-            for (;;) {
-                ob_reserve(&all, 65536);
-                ssize_t r = read(fd, all.buf + all.len, 65536);
-                if (r < 0 && errno == EINTR) continue;
-                if (r < 0) { int e = errno; ob_free(&all); close(fd); errno = e; return err_errno(p); }
-                if (r == 0) break;
-                all.len += (size_t)r;
-            }
-            b = bin_from_bytes(p, all.buf, all.len);
-            got = (ssize_t)all.len;
-            ob_free(&all);
-        } else if (more < 0) { int e = errno; close(fd); errno = e; return err_errno(p); }
-    } else b = bin_sub(p, b, 0, (size_t)got);
+    if (size == 0) {
+        /* no size to trust (/proc, a pipe, a device): read to the end */
+        OutBuf all;
+        ob_init(&all);
+        for (;;) {
+            ob_reserve(&all, 65536);
+            ssize_t r = read(fd, all.buf + all.len, 65536);
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) { int e = errno; ob_free(&all); close(fd); errno = e; return err_errno(p); }
+            if (r == 0) break;
+            all.len += (size_t)r;
+        }
+        b = bin_from_bytes(p, all.buf, all.len);
+        got = (ssize_t)all.len;
+        ob_free(&all);
+    } else if ((size_t)got < size) b = bin_sub(p, b, 0, (size_t)got);   /* it shrank */
     close(fd);
     p->reds -= got / 4096;
+    binary_made(p);
     return tuple2(p, AM_ok, b);
 }
 
