@@ -141,7 +141,7 @@ int file_name(OutBuf *b, Term t) {
         r = 0;
     } else if (is_list(t) || t == NIL) r = name_list(b, t, 0);
     else r = -1;
-    if (r == 0 && memchr(b->buf, 0, b->len)) r = -1;
+    if (r == 0 && b->len && memchr(b->buf, 0, b->len)) r = -1;
     if (r < 0) { ob_free(b); return -1; }
     ob_cstr(b);
     return 0;
