@@ -20,6 +20,7 @@
 #include "bif_io.h"
 #include "error_report.h"
 #include "mem_limit.h"
+#include "bif_file.h"
 
 /* per-scheduler sequences: no counter shared between schedulers (unique.h) */
 uint64_t proc_new_ref(void) { return unique_next(); }
@@ -156,6 +157,8 @@ static void error_report(Process *p, Term reason) {
 
 void proc_exit(Process *p, Term reason, int report) {
     if (report) error_report(p, reason);
+    /* its files are closed before anyone hears of the death */
+    if (p->files) file_close_all(p);
     /* Gone from the table and the names before anyone hears of the death, so
      * that whoever receives the 'DOWN' or 'EXIT' finds it dead. */
     if (p->reg_name != NIL) proc_unregister(p->reg_name);

@@ -335,7 +335,7 @@ static int handle_signal(Process *p, Message *m) {
         if (sig_ref(m) == p->wait_ref) p->timed_out = 1;
         break;
     case SIG_GC:            /* the scheduler collects: it knows the live registers */
-        p->gc_requested = 1;
+        p->gc_requested = GC_REQUEST_FULL;
         break;
     case SIG_INFO:
         info_reply(sig_from(m), sig_ref(m), info_answer(p, m->term, m->link), p);

@@ -93,6 +93,7 @@ typedef struct Process {
     Term initial_call;         /* {M,F,A} literal or NIL                     */
     Term group_leader;
     int live;                  /* live x registers at a BIF call (for GC)    */
+    struct FileHandle *files;  /* open files, closed when it dies (bif_file.h) */
 
     /* added by the collector (gc.c) */
     size_t min_heap_size;      /* words: the young block never shrinks below  */
@@ -127,7 +128,9 @@ typedef struct Process {
     struct Timer *wait_timer;  /* and its record, to cancel it (timer.h)      */
     int timed_out;             /* that timer fired                            */
     UWord context_switches;
-    int gc_requested;          /* garbage_collect(Pid) asked: collect before running */
+    int gc_requested;          /* collect before running: GC_REQUEST_FULL
+                                  (garbage_collect(Pid)) or GC_REQUEST_MINOR
+                                  (a BIF left binaries over their allowance) */
     int waiting;               /* its last time slice ended in receive        */
     /* binaries (binary.h): the MSO list of this process's ProcBins, and the
      * bytes they refer to, which make a collection due when they grow */
@@ -135,6 +138,9 @@ typedef struct Process {
     size_t bin_vheap;          /* bytes referred to by the list               */
     size_t bin_vheap_limit;    /* collect when bin_vheap exceeds it (0: 1 MB) */
 } Process;
+
+#define GC_REQUEST_FULL 1
+#define GC_REQUEST_MINOR 2
 
 /* A monitor this process holds on another (out) or another holds on it (in). */
 typedef struct Monitor {

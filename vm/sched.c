@@ -656,7 +656,11 @@ static void finish(int status) {
 static void run_one(Scheduler *s, Process *p, SWord budget) {
     p->sched = s;
     proc_drain(p);
-    if (p->gc_requested) { p->gc_requested = 0; gc_full(p, p->arity); }
+    if (p->gc_requested) {
+        int major = p->gc_requested == GC_REQUEST_FULL;
+        p->gc_requested = 0;
+        gc_collect(p, 0, p->arity, major);
+    }
     RunResult r;
     if (p->exiting) r = RUN_EXIT;
     else {

@@ -8,6 +8,7 @@
 #include "bif.h"
 #include "atom.h"
 #include "bif_io.h"
+#include "binary.h"
 #include "format.h"
 #include "print.h"
 
@@ -76,8 +77,10 @@ static Term do_format(Process *p, Term fmt, Term args) {
 
 Term bif_io_format_1(Process *p, Term *args) { return do_format(p, args[0], NIL); }
 
-/* io:format(Device, Format, Args): standard_error goes to stderr (the
- * shell's -eval reports there); standard_io and user to stdout. */
+/* io:'$format'(Device, Format, Args), under io:format/3 (stdlib/io.mini,
+ * which sends the text of any other device to it as an io request):
+ * standard_error goes to stderr (the shell's -eval reports there);
+ * standard_io, user and the group leader to stdout. */
 Term bif_io_format_3(Process *p, Term *args) {
     Term dev = args[0];
     if (dev != atom_intern_cstr("standard_error")) {
@@ -97,6 +100,21 @@ Term bif_io_format_3(Process *p, Term *args) {
 }
 
 Term bif_io_format_2(Process *p, Term *args) { return do_format(p, args[0], args[1]); }
+
+/* io:'$format_bin'(Format, Args): the text io:format would write, as a
+ * UTF-8 binary, for io:format/3 to a file (stdlib/io.mini). */
+Term bif_io_format_bin_2(Process *p, Term *args) {
+    OutBuf b;
+    ob_init(&b);
+    if (format_run(&b, args[0], args[1]) < 0) {
+        ob_free(&b);
+        BIF_ERROR(p, AM_badarg);
+    }
+    Term r = bin_from_bytes(p, b.buf, b.len);
+    p->reds -= (SWord)(b.len / 64);
+    ob_free(&b);
+    return r;
+}
 
 Term bif_io_put_chars_1(Process *p, Term *args) {
     OutBuf b;
