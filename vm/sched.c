@@ -592,6 +592,8 @@ static Process *idle(Scheduler *s, SWord *budget) {
             return NULL;
         }
         if (wait == 0) return NULL;
+        /* timers pending but none dated: look again soon, as before */
+        if (wait < 0 && timer_any_pending()) wait = 1000;
         /* asleep on the condition variable, so that an async thread's
          * completion (sched_wake_external) can wake it */
         pthread_mutex_lock(&idle_lock);
