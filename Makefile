@@ -120,6 +120,8 @@ check-smp: deps
 	@$(MAKE) --no-print-directory all unit
 	@for f in "+S 1" "+S 2" "+S 4" "-smp disable"; do echo "== $$f"; \
 	  MINI_FLAGS="$$f" sh tests/run.sh $(BIN) $(BUILD)/tests || exit 1; done
+	@for f in "+A 4" "+S 1 +A 4" "+S 2 +A 1" "-smp disable +A 4"; do echo "== ports, $$f"; \
+	  MINI_FLAGS="$$f" ONLY='port_*' sh tests/run.sh $(BIN) $(BUILD)/tests || exit 1; done
 
 # The concurrency tests under ThreadSanitizer: the threaded unit tests (the
 # mailbox, the pid table, the block pool), then the process tests with 2 and 4 schedulers;
@@ -127,10 +129,13 @@ check-smp: deps
 check-tsan: deps
 	@$(MAKE) --no-print-directory TSAN=1 all unit
 	@echo "== ThreadSanitizer, the threaded unit tests"
-	@for t in test_mailbox test_proc_table test_msgpool; do \
+	@for t in test_mailbox test_proc_table test_msgpool test_async; do \
 	  TSAN_OPTIONS="report_signal_unsafe=0" build/release-tsan/tests/$$t || exit 1; done
 	@for s in 2 4; do echo "== ThreadSanitizer, +S $$s"; \
 	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="+S $$s" ONLY='proc_*' SAN_CHECK=1 \
+	  sh tests/run.sh bin/mini-release-tsan build/release-tsan/tests || exit 1; done
+	@for f in "+S 2 +A 2" "+S 4 +A 4" "-smp disable +A 2"; do echo "== ThreadSanitizer, ports, $$f"; \
+	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="$$f" ONLY='port_*' SAN_CHECK=1 \
 	  sh tests/run.sh bin/mini-release-tsan build/release-tsan/tests || exit 1; done
 
 # Everything under AddressSanitizer and UndefinedBehaviorSanitizer, then the
@@ -140,6 +145,9 @@ check-asan: deps
 	@ASAN_OPTIONS="detect_leaks=0" SAN_CHECK=1 sh tests/run.sh bin/mini-release-san build/release-san/tests
 	@for s in 2 4; do echo "== AddressSanitizer, +S $$s"; \
 	  ASAN_OPTIONS="detect_leaks=0" MINI_FLAGS="+S $$s" ONLY='proc_*' SAN_CHECK=1 \
+	  sh tests/run.sh bin/mini-release-san build/release-san/tests || exit 1; done
+	@for f in "+S 2 +A 2" "-smp disable +A 2"; do echo "== AddressSanitizer, ports, $$f"; \
+	  ASAN_OPTIONS="detect_leaks=1" MINI_FLAGS="$$f" ONLY='port_*' SAN_CHECK=1 \
 	  sh tests/run.sh bin/mini-release-san build/release-san/tests || exit 1; done
 
 clean:

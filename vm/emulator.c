@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "emulator.h"
+#include "port.h"
 #include "fatal.h"
 #include "term_build.h"
 #include "opcodes.h"
@@ -712,6 +713,12 @@ L_raise: {
 
 L_send: {
     Term to = SRC(pc[1]), msg = SRC(pc[2]);
+    if (is_port(to)) {
+        port_send(p, to, msg);               /* a port command (vm/io/port.c) */
+        reds -= 1;
+        DST(pc[3]) = msg;
+        DISPATCH(4);
+    }
     if (!is_pid(to)) {
         Term name = to;
         if (!is_atom(to) || (to = proc_whereis(to)) == THE_NON_VALUE) {

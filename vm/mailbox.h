@@ -37,7 +37,11 @@ typedef enum {
     SIG_DEMONITOR,     /* from, ref                                          */
     SIG_TIMEOUT,       /* ref: the wait it ends                              */
     SIG_GC,            /* garbage_collect(Pid): collect before running again */
-    SIG_INFO           /* from, ref, term: items; link: 1 for process_info/1 */
+    SIG_INFO,          /* from, ref, term: items; link: 1 for process_info/1 */
+    /* to ports only (vm/io/port.c) */
+    SIG_PORT_ASYNC,    /* an async job came back: the block is the job       */
+    SIG_PORT_IO,       /* an fd is ready: the block says which (driver.h)    */
+    SIG_PORT_TASK      /* look at your state (a BIF closed the port)         */
 } MessageKind;
 
 /* A message and the words its term was copied into are one block: the

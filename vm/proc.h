@@ -62,6 +62,13 @@ Term proc_all_pids(Process *p);
 /* The live process with the most heap words (its published mem_words), with
  * a reference the caller drops with proc_release; NULL if none. */
 Process *proc_table_largest(void);
+/* Ports live in the same table (vm/io/port.c): their own insert (the id is
+ * a port), lookup by port, count and list. proc_lookup finds no port, and
+ * proc_lookup_port no process. */
+int proc_table_insert_port(Process *p);
+Process *proc_lookup_port(Term port);
+UWord proc_port_count(void);
+Term proc_all_ports(Process *p);
 
 /* Copies msg and delivers it to pid (silently dropped if it is dead, as in
  * Erlang). Returns reductions spent. */
@@ -74,7 +81,8 @@ Message *proc_signal_copy(Term t, int kind, Term from, uint64_t ref);
 Message *proc_message_timeout(uint64_t ref, Term msg);
 void proc_message_free(Message *m);
 /* Pushes m to pid's inbox and wakes it if it waits. 0 if delivered; -1 if
- * there is no such process (m is freed). */
+ * there is no such process (m is freed). pid may be a port: links and exit
+ * signals reach ports this way. */
 int proc_deliver(Term pid, Message *m);
 
 /* Signals. Return 0 if delivered, -1 if the target is dead. */
@@ -97,10 +105,21 @@ void proc_exit(Process *p, Term reason, int report);
 /* The owner's side of links and monitors, for spawn_link/spawn_monitor,
  * which set up both ends before the child runs. */
 void proc_link_add(Process *p, Term pid);
+/* Ports act on their own signals (vm/io/port.c): the link list, and a
+ * signal's sender. */
+int proc_link_has(Process *p, Term pid);
+void proc_link_remove(Process *p, Term pid);
+Term proc_signal_from(const Message *m);
 void proc_monitor_add(Process *p, uint64_t ref, Term pid, int out);
 /* For proc_exit, once p is out of the table: answers the signals that came
  * too late and sends exit signals and 'DOWN's to its links and monitors. */
 void proc_signal_exit(Process *p, Term reason);
+/* Its second half: exit signals to p's links and 'DOWN's to its monitors,
+ * which it then forgets (a port closing while async jobs are out). */
+void proc_signal_links_exit(Process *p, Term reason);
+/* An exit signal {'EXIT', From, Reason} from `from` (a pid or a port) to
+ * `to`; link: as the death of a linked process. */
+void proc_send_exit(Term from, Term to, Term reason, int link);
 /* The exit reason for an uncaught exception in p. */
 Term proc_exception_reason(Process *p);
 

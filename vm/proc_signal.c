@@ -132,6 +132,10 @@ static void link_remove(Process *p, Term pid) {
     if (i >= 0) p->links[i] = p->links[--p->nlinks];
 }
 
+int proc_link_has(Process *p, Term pid) { return link_index(p, pid) >= 0; }
+void proc_link_remove(Process *p, Term pid) { link_remove(p, pid); }
+Term proc_signal_from(const Message *m) { return sig_from(m); }
+
 void proc_monitor_add(Process *p, uint64_t ref, Term pid, int out) {
     if (p->nmonitors == p->capmonitors) {
         p->capmonitors = p->capmonitors ? p->capmonitors * 2 : 4;
@@ -154,7 +158,7 @@ static int monitor_remove(Process *p, uint64_t ref, Monitor *out) {
 
 /* Pushes m to pid's inbox. 0 delivered; -1 no such process (m is freed). */
 int proc_deliver(Term pid, Message *m) {
-    Process *q = proc_lookup(pid);
+    Process *q = is_port(pid) ? proc_lookup_port(pid) : proc_lookup(pid);
     if (!q) { proc_message_free(m); return -1; }
     int r = mailbox_push(&q->mbox, m);
     if (r == 1) sched_wake(q);
@@ -213,6 +217,8 @@ static Message *exit_message(Term from, Term reason, int link) {
 static int send_exit(Term from, Term to, Term reason, int link) {
     return proc_deliver(to, exit_message(from, reason, link));
 }
+
+void proc_send_exit(Term from, Term to, Term reason, int link) { send_exit(from, to, reason, link); }
 
 /* {'DOWN', Ref, process, Pid, Reason} to a monitoring process */
 static void send_down(Term to, uint64_t ref, Term pid, Term reason) {
@@ -371,6 +377,10 @@ void proc_signal_exit(Process *p, Term reason) {
         else if (m->kind == SIG_INFO) info_reply(sig_from(m), sig_ref(m), ATOM_TERM(undefined), NULL);
         proc_message_free(m);
     }
+    proc_signal_links_exit(p, reason);
+}
+
+void proc_signal_links_exit(Process *p, Term reason) {
     for (int i = 0; i < p->nlinks; i++) send_exit(p->pid, p->links[i], reason, 1);
     p->nlinks = 0;
     for (int i = 0; i < p->nmonitors; i++) {

@@ -13,6 +13,7 @@
 #include "heap.h"
 #include "mailbox.h"
 #include "fatal.h"
+#include "port.h"
 
 /* the table: the default one unless +P asked for another size */
 static _Atomic(Process *) default_table[PROCESS_LIMIT_DEFAULT];
@@ -20,6 +21,7 @@ static _Atomic(Process *) *table = default_table;
 static size_t table_size = PROCESS_LIMIT_DEFAULT;   /* a power of two: the process limit */
 static atomic_uint_fast64_t next_pid = 1;
 static atomic_uint_fast64_t live_count;
+static atomic_uint_fast64_t port_count;
 
 UWord proc_count(void) { return (UWord)atomic_load(&live_count); }
 
@@ -79,35 +81,57 @@ void proc_release(Process *p) {
         }
         free(p->links);
         free(p->monitors);
+        port_record_free(p);
         process_free_memory(p);
     }
 }
 
-int proc_table_insert(Process *p) {
-    if (atomic_load_explicit(&live_count, memory_order_relaxed) >= table_size) return 0;
+/* Ports share the table and the numbers (vm/io/port.c): a slot's record
+ * says by its id, a pid or a port, which it is. */
+static UWord id_number(Term id) { return is_port(id) ? port_val(id) : pid_val(id); }
+
+static int table_insert(Process *p, int port) {
+    if (atomic_load_explicit(&live_count, memory_order_relaxed) +
+        atomic_load_explicit(&port_count, memory_order_relaxed) >= table_size) return 0;
     for (size_t tries = 0; tries < table_size; tries++) {
         uint64_t n = atomic_fetch_add(&next_pid, 1);
         Process *expected = NULL;
-        p->pid = make_pid(n);
+        p->pid = port ? make_port(n) : make_pid(n);
         if (atomic_compare_exchange_strong(&table[n & (table_size - 1)], &expected, p)) {
-            atomic_fetch_add(&live_count, 1);
+            atomic_fetch_add(port ? &port_count : &live_count, 1);
             return 1;
         }
     }
     return 0;
 }
 
+int proc_table_insert(Process *p) { return table_insert(p, 0); }
+int proc_table_insert_port(Process *p) { return table_insert(p, 1); }
+
 void proc_table_remove(Process *p) {
     Process *self = p;
-    if (atomic_compare_exchange_strong(&table[pid_val(p->pid) & (table_size - 1)], &self, NULL))
-        atomic_fetch_sub(&live_count, 1);
+    if (atomic_compare_exchange_strong(&table[id_number(p->pid) & (table_size - 1)], &self, NULL))
+        atomic_fetch_sub(is_port(p->pid) ? &port_count : &live_count, 1);
 }
 
-Term proc_all_pids(Process *p) {
+Process *proc_lookup_port(Term port) {
+    if (!is_port(port)) return NULL;
+    Process *p = slot_acquire(port_val(port) & (table_size - 1));
+    if (p && p->pid != port) {
+        proc_release(p);
+        return NULL;
+    }
+    return p;
+}
+
+UWord proc_port_count(void) { return (UWord)atomic_load(&port_count); }
+
+static Term all_ids(Process *p, int ports) {
     Term list = NIL;
     for (long i = (long)table_size - 1; i >= 0; i--) {
         Process *q = slot_acquire((size_t)i);
         if (!q) continue;
+        if (is_port(q->pid) != ports) { proc_release(q); continue; }
         Term *hp = heap_alloc(p, 2);
         hp[0] = q->pid; hp[1] = list;
         list = make_list(hp);
@@ -115,6 +139,9 @@ Term proc_all_pids(Process *p) {
     }
     return list;
 }
+
+Term proc_all_pids(Process *p) { return all_ids(p, 0); }
+Term proc_all_ports(Process *p) { return all_ids(p, 1); }
 
 Process *proc_table_largest(void) {
     Process *best = NULL;

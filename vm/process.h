@@ -137,6 +137,10 @@ typedef struct Process {
     Term *mso;                 /* first ProcBin's header, NULL at the end     */
     size_t bin_vheap;          /* bytes referred to by the list               */
     size_t bin_vheap_limit;    /* collect when bin_vheap exceeds it (0: 1 MB) */
+    /* A port is scheduled as a process is (vm/io/port.c): this record with
+     * `port` set holds its table slot, inbox and links; its heap is the
+     * driver's scratch heap. NULL for a process. */
+    struct Port *port;
 } Process;
 
 #define GC_REQUEST_FULL 1

@@ -54,6 +54,7 @@
 #include "binary.h"
 #include "sched_policy.h"
 #include "smp.h"
+#include "port.h"
 
 #define RUNQ_SIZE 256                /* a power of two */
 #define SPIN_US 1000                 /* an idle scheduler spins this long, then sleeps */
@@ -122,6 +123,14 @@ static _Atomic int ndozing;          /* sleepers a local surplus does not wake *
 /* threads outside the schedulers that may still send (the shell's reader):
  * while there are any, every process waiting is no deadlock */
 static _Atomic int nexternal;
+/* work outside the schedulers that will come back (async jobs in flight,
+ * ports waiting for a file descriptor): while there is any, every process
+ * waiting is no deadlock */
+static _Atomic long noutside;
+/* processes made runnable by threads that are not schedulers (async
+ * threads, the poller): a lock-free stack any scheduler empties into its
+ * own ring (inject_take) */
+static _Atomic(Process *) inject_head;
 
 /* the end of the run */
 static _Atomic int finished;
@@ -431,6 +440,43 @@ void sched_spawned(Process *parent, Process *child) {
     make_runnable_quietly(s, child, FRESH, WHY_SPAWNED);
 }
 
+/* ---- work made runnable outside the schedulers ---- */
+
+/* Moves what other threads made runnable into s's ring; 1 if there was any. */
+static int inject_take(Scheduler *s) {
+    if (!atomic_load_explicit(&inject_head, memory_order_relaxed)) return 0;
+    Process *p = atomic_exchange(&inject_head, NULL);
+    if (!p) return 0;
+    Process *order = NULL;                   /* oldest first */
+    while (p) { Process *next = p->next_run; p->next_run = order; order = p; p = next; }
+    while (order) {
+        Process *next = order->next_run;
+        make_runnable(s, order);
+        order = next;
+    }
+    return 1;
+}
+
+void sched_wake_external(Process *p) {
+    Process *old = atomic_load_explicit(&inject_head, memory_order_relaxed);
+    do p->next_run = old;
+    while (!atomic_compare_exchange_weak(&inject_head, &old, p));
+    /* only the push that made the stack non-empty looks for a sleeper: the
+     * stack is emptied whole, so later pushes ride on that wake-up. An
+     * awake scheduler finds it at its next pick; a spinning one in its
+     * spin loop; a sleeper counted itself in nsleeping before its last look
+     * at the stack (idle), so either it saw the push or we see it here. */
+    if (old) return;
+    if (!smp_enabled) {
+        if (atomic_load(&nsleeping) > 0) wake_all();
+        return;
+    }
+    if (atomic_load(&nspinning) > 0 || atomic_load(&nsleeping) == 0) return;
+    wake_idle_for(1);
+}
+
+void sched_outside_work(int delta) { atomic_fetch_add_explicit(&noutside, delta, memory_order_relaxed); }
+
 /* ---- picking work ---- */
 
 static int global_waits(int prio) {
@@ -441,6 +487,7 @@ static int global_waits(int prio) {
 static Process *find_local(Scheduler *s, SWord *budget) {
     *budget = REDUCTIONS_PER_SLICE;
     if (s->backlog_head) backlog_refill(s);
+    inject_take(s);
     for (;;) {
         PickView v = {
             .global_max = global_waits(PRIO_MAX), .global_high = global_waits(PRIO_HIGH),
@@ -516,15 +563,28 @@ static Process *steal(Scheduler *s, int take_lone) {
  * is not: its owner is awake and runs it next, and counting it kept an idle
  * scheduler spinning for as long as a ring's token circled on another. */
 static int any_work(Scheduler *s, int rings) {
-    if (atomic_load(&global_count) > 0 || atomic_load(&s->runnext) || s->backlog_head) return 1;
+    if (atomic_load(&global_count) > 0 || atomic_load(&s->runnext) || s->backlog_head ||
+        atomic_load(&inject_head))
+        return 1;
     for (int i = 0; i < nscheds && rings; i++)
         if (runq_length(&schedulers[i]) > 0) return 1;
     return 0;
 }
 
-static void sleep_for(int64_t us) {
-    struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
-    nanosleep(&ts, NULL);
+/* Waits on s's condition variable (idle_lock held) until woken, or for
+ * `wait` microseconds (negative: no limit). */
+static void cond_sleep(Scheduler *s, int64_t wait) {
+    if (wait < 0) {
+        while (!s->woken) pthread_cond_wait(&s->wake, &idle_lock);
+    } else if (wait > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += wait / 1000000;
+        ts.tv_nsec += (long)(wait % 1000000) * 1000;
+        if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
+        while (!s->woken)
+            if (pthread_cond_timedwait(&s->wake, &idle_lock, &ts) == ETIMEDOUT) break;
+    }
 }
 
 /* No work here: steal, spin (one scheduler at most), then sleep. */
@@ -536,13 +596,27 @@ static Process *idle(Scheduler *s, SWord *budget) {
         int64_t wait = timer_sleep_limit();
         /* the shell's reader may send at any time: look every 20 ms */
         if (atomic_load(&nexternal) > 0 && (wait < 0 || wait > 20000)) wait = 20000;
-        if (wait < 0 && !timer_any_pending()) {
+        if (wait < 0 && !timer_any_pending() && atomic_load(&noutside) == 0) {
             fprintf(stderr, "mini: deadlock: every process waits in receive and no timer is set\n");
             exit_status = 2;
             atomic_store(&finished, 1);
             return NULL;
         }
-        if (wait > 0) sleep_for(wait);
+        if (wait == 0) return NULL;
+        /* timers pending but none dated: look again soon, as before */
+        if (wait < 0 && timer_any_pending()) wait = 1000;
+        /* asleep on the condition variable, so that an async thread's
+         * completion (sched_wake_external) can wake it */
+        pthread_mutex_lock(&idle_lock);
+        atomic_fetch_add(&nsleeping, 1);
+        if (!atomic_load(&inject_head)) {
+            s->sleeping = 1;
+            s->woken = 0;
+            cond_sleep(s, wait);
+            s->sleeping = 0;
+        }
+        atomic_fetch_sub(&nsleeping, 1);
+        pthread_mutex_unlock(&idle_lock);
         return NULL;
     }
     /* an offline scheduler takes no work (what it took would wake into its
@@ -571,6 +645,10 @@ static Process *idle(Scheduler *s, SWord *budget) {
         if ((round & 7) == 7 && timer_now_us() - spin_start > SPIN_US) break;
         /* lone work is looked at only now and then: reading a runnext pulls
          * the owner's cache line, which it writes on every wake-up */
+        if (inject_take(s)) {
+            atomic_fetch_sub(&nspinning, 1);
+            return NULL;                     /* find_local runs it */
+        }
         Process *p = steal(s, (round & 3) == 3);
         if (!p) p = global_get(PRIO_LOW);
         if (p) {
@@ -589,7 +667,12 @@ static Process *idle(Scheduler *s, SWord *budget) {
     if (timer_poll_near()) return NULL;
 
     pthread_mutex_lock(&idle_lock);
+    /* counted as sleeping before the last look, so that a thread that is
+     * no scheduler and makes work (sched_wake_external) either is seen by
+     * this look or sees the count */
+    atomic_fetch_add(&nsleeping, 1);
     if ((!offline && any_work(s, may_steal)) || atomic_load(&finished)) {
+        atomic_fetch_sub(&nsleeping, 1);
         pthread_mutex_unlock(&idle_lock);
         return NULL;
     }
@@ -601,13 +684,14 @@ static Process *idle(Scheduler *s, SWord *budget) {
         if (wait < 0 || wait > left) wait = left;
         dozing = 1;
     }
-    int others_awake = nscheds - 1 - atomic_load(&nsleeping);
+    int others_awake = nscheds - atomic_load(&nsleeping);   /* we counted ourselves */
     /* timers are per scheduler: a sleeper may hold some (it wakes for them) */
     if (wait < 0 && others_awake == 0 && s->id < atomic_load(&nonline) &&
-        atomic_load(&nexternal) == 0 && !timer_any_pending()) {
+        atomic_load(&nexternal) == 0 && atomic_load(&noutside) == 0 && !timer_any_pending()) {
         fprintf(stderr, "mini: deadlock: every process waits in receive and no timer is set\n");
         exit_status = 2;
         atomic_store(&finished, 1);
+        atomic_fetch_sub(&nsleeping, 1);
         pthread_mutex_unlock(&idle_lock);
         wake_all();
         return NULL;
@@ -616,18 +700,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
     s->woken = 0;
     s->dozing = dozing;
     if (dozing) atomic_fetch_add(&ndozing, 1);
-    atomic_fetch_add(&nsleeping, 1);
-    if (wait < 0) {
-        while (!s->woken) pthread_cond_wait(&s->wake, &idle_lock);
-    } else if (wait > 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += wait / 1000000;
-        ts.tv_nsec += (long)(wait % 1000000) * 1000;
-        if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
-        while (!s->woken)
-            if (pthread_cond_timedwait(&s->wake, &idle_lock, &ts) == ETIMEDOUT) break;
-    }
+    cond_sleep(s, wait);
     atomic_fetch_sub(&nsleeping, 1);
     if (dozing) atomic_fetch_sub(&ndozing, 1);
     s->sleeping = 0;
@@ -655,6 +728,11 @@ static void finish(int status) {
 /* Runs p for one slice and deals with how it stopped. */
 static void run_one(Scheduler *s, Process *p, SWord budget) {
     p->sched = s;
+    if (p->port) {
+        /* a port's turn: its native code, not the emulator (vm/io/port.c) */
+        if (port_task_run(p) && !mailbox_try_wait(&p->mbox)) make_runnable(s, p);
+        return;
+    }
     proc_drain(p);
     if (p->gc_requested) {
         int major = p->gc_requested == GC_REQUEST_FULL;

@@ -43,5 +43,14 @@ UWord sched_total_reductions(void);
  * and calls sched_external_wake() after each delivery. */
 void sched_external_source(int delta);
 void sched_external_wake(void);
+/* A thread that is no scheduler (an async thread, the poller) made p
+ * runnable: it swapped p's MAILBOX_WAITING mark out of the inbox, so it
+ * alone holds the wake-up. Lock-free; wakes a scheduler only if one sleeps
+ * and none spins. */
+void sched_wake_external(Process *p);
+/* Work outside the schedulers that will come back to a process or port
+ * (+1 when an async job is given, -1 when its completion is taken): while
+ * any is out, processes all waiting in receive are no deadlock. */
+void sched_outside_work(int delta);
 
 #endif

@@ -200,6 +200,9 @@ static void check_shell(void) {
 int main(void) {
     GC_INIT();
     atom_init();
+    /* as the VM sets them from its binary's place (module.c), from the tree's root */
+    compiler_code_dir_add("stdlib");
+    compiler_lib_root_set("lib");
     compile_all("tests/lang", 0);
     compile_all("tests/lang/helpers", 1);
     compile_all("stdlib", 1);

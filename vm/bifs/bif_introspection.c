@@ -28,6 +28,7 @@
 #include "binary.h"
 #include "term_build.h"
 #include "bif.h"
+#include "port.h"
 #include "arith.h"
 #include "atom.h"
 #include "copy.h"
@@ -511,7 +512,7 @@ Term bif_system_info_1(Process *p, Term *args) {
         return n > 0 ? make_small(n) : ATOM_TERM(unknown);
     }
     if (what == ATOM_TERM(smp_support)) return AM_true;
-    if (what == ATOM_TERM(thread_pool_size)) return make_small(0);   /* no async threads yet */
+    if (what == ATOM_TERM(thread_pool_size)) return make_small(async_thread_count());
     if (what == ATOM_TERM(wordsize)) return make_small(sizeof(Term));
     BIF_ERROR(p, AM_badarg);
 }

@@ -10,6 +10,7 @@
 #include "arith.h"
 #include "map.h"
 #include "mem_limit.h"
+#include "port.h"
 
 static Term new_ref(Process *p, uint64_t n) { return make_ref_at(heap_alloc(p, REF_WORDS), n); }
 
@@ -177,8 +178,8 @@ Term bif_self_0(Process *p, Term *args) { (void)args; return p->pid; }
 /* ---- links, monitors, exits ---- */
 
 Term bif_link_1(Process *p, Term *args) {
-    if (!is_pid(args[0])) BIF_ERROR(p, AM_badarg);
-    if (proc_link(p, args[0]) < 0) {
+    if (!is_pid(args[0]) && !is_port(args[0])) BIF_ERROR(p, AM_badarg);
+    if ((is_port(args[0]) ? port_link(p, args[0]) : proc_link(p, args[0])) < 0) {
         if (!p->trap_exit) BIF_ERROR(p, ATOM_TERM(noproc));
         /* a trapping process hears of it as an exit message */
         Term *hp = heap_alloc(p, 4);
@@ -190,8 +191,9 @@ Term bif_link_1(Process *p, Term *args) {
 }
 
 Term bif_unlink_1(Process *p, Term *args) {
-    if (!is_pid(args[0])) BIF_ERROR(p, AM_badarg);
-    proc_unlink(p, args[0]);
+    if (!is_pid(args[0]) && !is_port(args[0])) BIF_ERROR(p, AM_badarg);
+    if (is_port(args[0])) port_unlink(p, args[0]);
+    else proc_unlink(p, args[0]);
     return AM_true;
 }
 
@@ -259,11 +261,8 @@ Term bif_demonitor_2(Process *p, Term *args) {
 }
 
 Term bif_exit_2(Process *p, Term *args) {
-    if (!is_pid(args[0])) {
-        if (is_port(args[0])) return AM_true;
-        BIF_ERROR(p, AM_badarg);
-    }
-    proc_exit_signal(p, args[0], args[1]);
+    if (!is_pid(args[0]) && !is_port(args[0])) BIF_ERROR(p, AM_badarg);
+    proc_exit_signal(p, args[0], args[1]);     /* a port closes (vm/io/port.c) */
     /* a signal to oneself takes effect at once */
     if (args[0] == p->pid) {
         proc_drain(p);
@@ -313,6 +312,7 @@ Term bif_registered_0(Process *p, Term *args) { (void)args; return proc_register
 Term bif_send_2(Process *p, Term *args) {
     Term to = args[0];
     if (is_atom(to)) to = proc_whereis(to);
+    if (to != THE_NON_VALUE && is_port(to)) { port_send(p, to, args[1]); return args[1]; }
     if (to == THE_NON_VALUE || !is_pid(to)) BIF_ERROR(p, AM_badarg);
     p->reds -= (SWord)proc_send(p, to, args[1]);
     return args[1];

@@ -28,6 +28,7 @@
 #include "bif.h"
 #include "emulator.h"
 #include "error_report.h"
+#include "port.h"
 #include "loader.h"
 #include "compiler.h"
 #include "proc.h"
@@ -125,6 +126,7 @@ static int run_first(Term module, Term fun, Term args) {
     uint64_t ref;
     Term pid = proc_spawn(NULL, module, fun, args, NULL, &ref);
     int status = sched_run(pid);
+    async_shutdown();
     io_flush();
     return status == 0 ? 0 : 1;
 }
@@ -265,6 +267,8 @@ int main(int argc, char **argv) {
     }
     sched_init(schedulers, smp);
     if (online > 0) sched_set_online(online);
+    async_init(async);
+    port_drivers_init();
 
     if (i < argc) {
         process_free_memory(tmp);

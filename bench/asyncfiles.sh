@@ -1,0 +1,34 @@
+#!/bin/bash
+# asyncfiles.sh [PROCS FILES KB] -- the async-threads benchmark (not a test):
+# examples/asyncfiles.mini with +S 2 and +A 0, 1, 2, 4. For each: the median
+# wall time of RUNS runs (jobs per second), then one run under `strace -f -c`
+# for the wake-up system calls per job (futex, sched_yield, poll/epoll waits,
+# eventfd and pipe reads/writes). Run from the repository root on a quiet
+# machine (check `uptime`); results go into docs/benchmarks.md by hand.
+set -u
+MINI=${MINI:-bin/mini}
+RUNS=${RUNS:-5}
+P=${1:-96}; F=${2:-34}; K=${3:-600}
+jobs=$((P * F))
+echo "asyncfiles $P x $F x $K KB ($jobs jobs), +S 2; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-6s %12s %12s %14s  %s\n' "+A" "median ms" "jobs/s" "wakeups/job" "calls (futex sched_yield poll/epoll read/write)"
+for a in 0 1 2 4; do
+  ts=()
+  for r in $(seq "$RUNS"); do
+    t0=$(date +%s%N)
+    "$MINI" +S 2 +A $a examples/asyncfiles.mini $P $F $K >/dev/null 2>&1 || { echo "run failed"; exit 1; }
+    t1=$(date +%s%N)
+    ts+=($(( (t1 - t0) / 1000000 )))
+  done
+  med=$(printf '%s\n' "${ts[@]}" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p")
+  st=$(strace -f -c -o /dev/stdout "$MINI" +S 2 +A $a examples/asyncfiles.mini $P $F $K 2>/dev/null)
+  calls() { printf '%s\n' "$st" | awk -v n="$1" '$NF == n { c = $4 } END { print c + 0 }'; }
+  fu=$(calls futex); sy=$(calls sched_yield)
+  po=$(( $(calls poll) + $(calls ppoll) + $(calls epoll_wait) + $(calls epoll_pwait) ))
+  # reads and writes of eventfds and pipes: Mini uses none for wake-ups, and
+  # the file reads of the work itself are not counted (read is the job)
+  fu=${fu:-0}; sy=${sy:-0}
+  total=$((fu + sy + po))
+  printf '%-6s %12s %12s %14s  %s\n' "$a" "$med" "$(( jobs * 1000 / (med > 0 ? med : 1) ))" \
+    "$(awk -v t=$total -v j=$jobs 'BEGIN { printf "%.4f", t / j }')" "$fu $sy $po"
+done

@@ -1,0 +1,130 @@
+/* async.c — the async threads (+A N): where drivers' blocking work runs.
+ *
+ * Each thread has its own job queue and its own futex word, and shares
+ * nothing else with anyone:
+ *
+ *  - The queue is intrusive and lock-free, many producers and one
+ *    consumer: a producer (a scheduler in driver_async) pushes the job's
+ *    block with one CAS onto a LIFO head; the thread takes the whole list
+ *    with one exchange and turns it round, so one port's jobs (all on the
+ *    same thread: key mod N) run in the order given.
+ *  - The futex word has three states. RUNNING: the thread is working
+ *    through jobs; SPINNING: its queue was empty and it looks again for a
+ *    little while; SLEEPING: it waits in futex_wait. A producer reads the
+ *    word after its push and only if it says SLEEPING does it exchange it
+ *    for RUNNING, and the one that swapped SLEEPING out calls futex_wake:
+ *    at most one wake-up per sleep, and none while the thread is busy. The
+ *    thread sets SLEEPING before its last look at the queue (both
+ *    sequentially consistent), so a push is seen by the look or the
+ *    producer sees SLEEPING.
+ *  - A finished job goes back to its port's inbox (async_job_complete in
+ *    port.c): the thread takes no lock of a port or a process.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "port.h"
+#include "fatal.h"
+#include "smp.h"
+
+enum { RUNNING = 0, SPINNING = 1, SLEEPING = 2 };
+#define SPIN_ROUNDS 2000       /* looks at an empty queue before sleeping
+                                  (~20-50 us): a job submitted right after
+                                  the last one finished needs no futex */
+
+typedef struct AsyncThread {
+    _Alignas(CACHE_LINE) _Atomic(Message *) head;   /* pushed jobs, newest first */
+    _Atomic int state;                              /* RUNNING / SPINNING / SLEEPING */
+    _Alignas(CACHE_LINE) pthread_t thread;
+    UWord jobs;                                     /* done, for the curious */
+} AsyncThread;
+
+static AsyncThread *threads;
+static int nthreads;
+static _Atomic int stopping;
+
+int async_thread_count(void) { return nthreads; }
+
+static void futex_wait(_Atomic int *w, int val) {
+    syscall(SYS_futex, (int *)w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic int *w) {
+    syscall(SYS_futex, (int *)w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void async_submit(unsigned key, Message *job) {
+    AsyncThread *t = &threads[key % (unsigned)nthreads];
+    Message *old = atomic_load_explicit(&t->head, memory_order_relaxed);
+    do job->next = old;
+    while (!atomic_compare_exchange_weak(&t->head, &old, job));
+    if (atomic_load(&t->state) == SLEEPING && atomic_exchange(&t->state, RUNNING) == SLEEPING)
+        futex_wake(&t->state);
+}
+
+static Message *take_all(AsyncThread *t) {
+    if (!atomic_load_explicit(&t->head, memory_order_relaxed)) return NULL;
+    return message_list_reversed(atomic_exchange(&t->head, NULL));
+}
+
+static void *async_main(void *arg) {
+    AsyncThread *t = arg;
+    for (;;) {
+        Message *batch = take_all(t);
+        if (batch) {
+            for (Message *m = batch, *next; m; m = next) {
+                next = m->next;
+                async_job_complete(m);
+                t->jobs++;
+            }
+            continue;
+        }
+        if (atomic_load(&stopping)) break;
+        atomic_store(&t->state, SPINNING);
+        int found = 0;
+        for (int i = 0; i < SPIN_ROUNDS && !found; i++) {
+            cpu_relax();
+            found = atomic_load_explicit(&t->head, memory_order_relaxed) != NULL;
+        }
+        if (found) { atomic_store(&t->state, RUNNING); continue; }
+        atomic_store(&t->state, SLEEPING);
+        if (atomic_load(&t->head) || atomic_load(&stopping)) {
+            atomic_store(&t->state, RUNNING);
+            continue;
+        }
+        while (atomic_load(&t->state) == SLEEPING) futex_wait(&t->state, SLEEPING);
+    }
+    return NULL;
+}
+
+void async_init(int n) {
+    if (n <= 0) return;
+    threads = calloc((size_t)n, sizeof *threads);
+    if (!threads) FATAL("out of memory for %d async threads", n);
+    nthreads = n;
+    for (int i = 0; i < n; i++) {
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setstacksize(&a, 256 * 1024);    /* jobs are small C functions */
+        if (pthread_create(&threads[i].thread, &a, async_main, &threads[i]) != 0)
+            FATAL("cannot start async thread %d", i);
+        pthread_attr_destroy(&a);
+    }
+}
+
+/* At exit: each thread finishes what it holds, then ends. */
+void async_shutdown(void) {
+    if (!nthreads) return;
+    atomic_store(&stopping, 1);
+    for (int i = 0; i < nthreads; i++)
+        if (atomic_exchange(&threads[i].state, RUNNING) == SLEEPING) futex_wake(&threads[i].state);
+    for (int i = 0; i < nthreads; i++) pthread_join(threads[i].thread, NULL);
+    free(threads);
+    threads = NULL;
+    nthreads = 0;
+}
