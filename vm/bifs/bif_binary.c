@@ -695,3 +695,13 @@ Term bif_binary_longest_common_prefix_1(Process *p, Term *args)
     if (!is_nil(l) || k == 0) BIF_ERROR(p, AM_badarg);
     return make_small((SWord)best);
 }
+
+/* binary:referenced_byte_size/1: the size of the binary a slice keeps alive
+ * (a sub-binary's original), or the binary's own size. */
+Term bif_binary_referenced_byte_size_1(Process *p, Term *args)
+{
+    Term b = args[0];
+    if (!is_binary(b)) BIF_ERROR(p, AM_badarg);
+    if (boxed_kind(b) == BOXED_SUB_BIN) b = boxed_ptr(b)[SB_ORIG];
+    return make_small((SWord)bin_size(b));
+}
