@@ -11,6 +11,7 @@
 #   tests/codegen/NAME.mini  `BIN -S NAME.mini` must equal NAME.S
 #   examples/tests/NAME.sh   a script that exits 0 on success
 #   tests/shell/NAME.sh      the same, for the shell and the flags
+#   tests/sweep/check.sh     exits 0 when no listed OTP export is missing
 # MINI_FLAGS adds VM flags to every run (e.g. "+S 1"). ONLY selects a subset
 # of the language tests by a glob (e.g. 'proc_*') and skips the other kinds;
 # SAN_CHECK=1 also fails a test whose stderr has a sanitizer report. Ends with the line
@@ -39,6 +40,9 @@ one_test() {
     script)
       timeout "$TIMEOUT" sh "$t" "$BIN" >"$out" 2>"$err" </dev/null; st=$?
       [ $st -eq 0 ] && ok=1 || ok=0 ;;
+    sweep)
+      timeout "$TIMEOUT" sh "$t" >"$out" 2>"$err" </dev/null; st=$?
+      [ $st -eq 0 ] && ok=1 || ok=0 ;;
   esac
   if [ $ok = 1 ] && [ -n "$SAN_CHECK" ] &&
      grep -qE 'ThreadSanitizer|AddressSanitizer|LeakSanitizer|runtime error:' "$err"; then
@@ -53,6 +57,7 @@ one_test() {
         lang) diff "$exp" "$out" | head -20 ;;
         codegen) diff "$exp" "$out" | head -20 ;;
         errors) diff "$exp" "$err" | head -20 ;;
+        sweep) head -40 "$out" ;;
       esac
       head -c 2000 "$err"
     } > "$results/$name.result"
@@ -78,6 +83,8 @@ else
   for t in tests/errors/*.mini; do [ -f "$t" ] && echo "errors $t"; done
   for t in tests/codegen/*.mini; do [ -f "$t" ] && echo "codegen $t"; done
   for t in examples/tests/*.sh; do [ -f "$t" ] && echo "script $t"; done
+  # the library sweep: every export of OTP 25 listed in tests/sweep/*.exports
+  [ -f tests/sweep/check.sh ] && echo "sweep tests/sweep/check.sh"
   # the shell and the command line (tmux-driven; lib.sh is their helper)
   for t in tests/shell/*.sh; do [ -f "$t" ] && [ "${t##*/}" != lib.sh ] && echo "script $t"; done
 } > "$results/list"
