@@ -40,6 +40,9 @@ one_test() {
     script)
       timeout "$TIMEOUT" sh "$t" "$BIN" >"$out" 2>"$err" </dev/null; st=$?
       [ $st -eq 0 ] && ok=1 || ok=0 ;;
+    sweep)
+      timeout "$TIMEOUT" sh "$t" >"$out" 2>"$err" </dev/null; st=$?
+      [ $st -eq 0 ] && ok=1 || ok=0 ;;
   esac
   if [ $ok = 1 ] && [ -n "$SAN_CHECK" ] &&
      grep -qE 'ThreadSanitizer|AddressSanitizer|LeakSanitizer|runtime error:' "$err"; then
@@ -54,6 +57,7 @@ one_test() {
         lang) diff "$exp" "$out" | head -20 ;;
         codegen) diff "$exp" "$out" | head -20 ;;
         errors) diff "$exp" "$err" | head -20 ;;
+        sweep) head -40 "$out" ;;
       esac
       head -c 2000 "$err"
     } > "$results/$name.result"

@@ -704,3 +704,13 @@ Term bif_float_to_binary_2(Process *p, Term *args)
     if (n < 0) BIF_ERROR(p, AM_badarg);
     return bin_from_bytes(p, buf, (size_t)n);
 }
+
+/* binary:referenced_byte_size/1: the size of the binary a slice keeps alive
+ * (a sub-binary's original), or the binary's own size. */
+Term bif_binary_referenced_byte_size_1(Process *p, Term *args)
+{
+    Term b = args[0];
+    if (!is_binary(b)) BIF_ERROR(p, AM_badarg);
+    if (boxed_kind(b) == BOXED_SUB_BIN) b = boxed_ptr(b)[SB_ORIG];
+    return make_small((SWord)bin_size(b));
+}
