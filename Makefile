@@ -36,7 +36,8 @@ ifdef TSAN
   LDFLAGS += -fsanitize=thread
 endif
 CFLAGS += $(CFLAGS_COMMON) $(CFLAGS_MODE)
-LDLIBS := -lgc -lreadline -lm -pthread
+# PCRE2 (libpcre2-dev) runs the `re` module, as PCRE does in Erlang/OTP
+LDLIBS := -lgc -lreadline -lpcre2-8 -lm -pthread
 
 GEN_SRCS := $(BUILD)/gen/lexer.c $(BUILD)/gen/parser.c
 SRCS := $(wildcard compiler/*.c) $(foreach d,$(VM_DIRS),$(wildcard $(d)/*.c))

@@ -1,6 +1,6 @@
 #!/bin/sh
 # deps.sh — checks for the build dependencies (flex, bison, Boehm GC and readline
-# headers, a C compiler) and what the test suite uses (tmux drives the shell
+# headers, a C compiler, PCRE2 for the re module) and what the test suite uses (tmux drives the shell
 # tests), and installs the missing ones with apt-get when it can.
 missing=""
 command -v flex  >/dev/null 2>&1 || missing="$missing flex"
@@ -8,9 +8,9 @@ command -v bison >/dev/null 2>&1 || missing="$missing bison"
 command -v cc    >/dev/null 2>&1 || missing="$missing gcc"
 command -v make  >/dev/null 2>&1 || missing="$missing make"
 command -v tmux  >/dev/null 2>&1 || missing="$missing tmux"
-for h in gc.h:libgc-dev readline/readline.h:libreadline-dev; do
+for h in gc.h:libgc-dev readline/readline.h:libreadline-dev pcre2.h:libpcre2-dev; do
   hdr=${h%%:*}; pkg=${h#*:}
-  printf '#include <%s>\nint main(void){return 0;}\n' "$hdr" | cc -E -x c - >/dev/null 2>&1 || missing="$missing $pkg"
+  printf '#define PCRE2_CODE_UNIT_WIDTH 8\n#include <%s>\nint main(void){return 0;}\n' "$hdr" | cc -E -x c - >/dev/null 2>&1 || missing="$missing $pkg"
 done
 [ -z "$missing" ] && exit 0
 cmd="apt-get install -y$missing"
