@@ -74,9 +74,4 @@ static inline UWord map_walk_at(const uint32_t *order, UWord i) { return order ?
  * the trie (map_hamt.c says which kinds of terms match OTP exactly). */
 uint32_t map_internal_hash(Term term, uint32_t salt);
 
-/* Erlang's order of two maps: by size, then the keys (exactly, in key
- * order), then the values in key order (exactly when `exact`). Defines
- * compare.h's hook. */
-int term_compare_maps(Term a, Term b, int exact);
-
 #endif
