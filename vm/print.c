@@ -317,6 +317,7 @@ static void w_push_pair(TaskStack *s, Term t, const uint32_t *order, UWord i, lo
 static void write_term(OutBuf *b, Term t0, long d0, int strings) {
     TaskStack s;
     ts_init(&s);
+    MapOrderCache *orders = NULL;
     w_push_term(&s, t0, d0);
     while (s.n) {
         Task k = s.t[--s.n];
@@ -385,7 +386,7 @@ static void write_term(OutBuf *b, Term t0, long d0, int strings) {
         }
         if (is_map_term(t)) {                        /* io_lib:write_map, quirks included */
             if (d == 1 || map_size(t) == 0) { ob_puts(b, "#{}"); continue; }
-            uint32_t *order = map_walk_order(t, MAP_WALK_ITER);   /* maps:iterator's order */
+            uint32_t *order = map_walk_order_cached(t, MAP_WALK_ITER, &orders);  /* maps:iterator's */
             ob_puts(b, "#{");
             Task *r = ts_push(&s, W_MAP_REST);
             r->t = t; r->i = 1; r->d = d - 1; r->col0 = d - 1; r->order = order;
@@ -395,6 +396,7 @@ static void write_term(OutBuf *b, Term t0, long d0, int strings) {
         put_atomic(b, t);
     }
     ts_free(&s);
+    map_order_cache_free(orders);
 }
 
 void print_write_depth(OutBuf *b, Term t, long depth) { write_term(b, t, depth, 0); }
@@ -425,6 +427,7 @@ typedef struct PCtx {
     long ll, m;                /* line length, CHAR_MAX (= total length)        */
     int strings;
     TaskStack ts;              /* the work stack, reused by every walk          */
+    MapOrderCache *orders;     /* big maps' walk orders (map.h)                */
 } PCtx;
 
 #define ND(i) (&c->nodes[(i)])
@@ -549,7 +552,7 @@ static void pn_build_one(PCtx *c, size_t idx, Term t, long d) {
         pn_inner(c, idx, PN_MAP, 0, dots, at, k + (size_t)dots);
         ts_push(&c->ts, B_FINISH)->idx = idx;
         if (dots) pn_dots(c, at + k);
-        uint32_t *order = map_walk_order(t, MAP_WALK_ITER);      /* maps:iterator's order */
+        uint32_t *order = map_walk_order_cached(t, MAP_WALK_ITER, &c->orders);  /* maps:iterator's */
         for (size_t i = 0; i < k; i++) {
             UWord j = map_walk_at(order, i);
             pn_inner(c, at + i, PN_PAIR, 0, 0, kv + 2 * i, 2);
@@ -1058,6 +1061,7 @@ void print_pretty(OutBuf *b, Term t, long col, long ll, long depth, int strings)
         pp(&c, root, col, tind, col - 1, 0, 0);
     }
     ts_free(&c.ts);
+    map_order_cache_free(c.orders);
     ob_free(&c.text);
     free(c.nodes);
 }
