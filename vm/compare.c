@@ -4,6 +4,7 @@
 #include "arith.h"
 #include "atom.h"
 #include "bignum.h"
+#include "map.h"
 #include "module.h"
 
 #include <stdio.h>
@@ -103,7 +104,10 @@ int number_compare(Term a, Term b)
     return num_compare(a, b, 0);
 }
 
-typedef struct { Term a, b; } Pair;
+/* A pair still to compare, and how: map keys compare exactly (1 and 1.0
+ * are two keys) even inside an == comparison, so the mode travels with
+ * each pair. */
+typedef struct { Term a, b; int exact; } Pair;
 
 typedef struct {
     Pair *st;
@@ -111,7 +115,7 @@ typedef struct {
     Pair buf[32];
 } Stack;
 
-static void push(Stack *s, Term a, Term b)
+static void push(Stack *s, Term a, Term b, int exact)
 {
     if (s->sp == s->cap) {
         size_t ncap = s->cap * 2;
@@ -124,10 +128,11 @@ static void push(Stack *s, Term a, Term b)
     }
     s->st[s->sp].a = a;
     s->st[s->sp].b = b;
+    s->st[s->sp].exact = exact;
     s->sp++;
 }
 
-static int fun_compare_head(Term a, Term b, Stack *s)
+static int fun_compare_head(Term a, Term b, Stack *s, int exact)
 {
     int ka = boxed_kind(a) == BOXED_EXPORT, kb = boxed_kind(b) == BOXED_EXPORT;
     if (ka != kb)
@@ -153,7 +158,7 @@ static int fun_compare_head(Term a, Term b, Stack *s)
     if (na != nb)
         return cmp_uword(na, nb);
     for (UWord i = na; i > 1; i--)
-        push(s, boxed_ptr(a)[i], boxed_ptr(b)[i]);
+        push(s, boxed_ptr(a)[i], boxed_ptr(b)[i], exact);
     return 0;
 }
 
@@ -199,7 +204,7 @@ static int compare(Term a, Term b, int exact)
                 res = ref_compare(a, b);
                 break;
             case C_FUN:
-                res = fun_compare_head(a, b, &s);
+                res = fun_compare_head(a, b, &s, exact);
                 break;
             case C_TUPLE: {
                 UWord na = tuple_arity(a), nb = tuple_arity(b);
@@ -211,22 +216,32 @@ static int compare(Term a, Term b, int exact)
                     break;
                 const Term *ea = tuple_elems(a), *eb = tuple_elems(b);
                 for (UWord i = na; i > 1; i--)
-                    push(&s, ea[i - 1], eb[i - 1]);
+                    push(&s, ea[i - 1], eb[i - 1], exact);
                 a = ea[0];
                 b = eb[0];
                 continue;
             }
             case C_LIST:
-                push(&s, list_tail(a), list_tail(b));
+                push(&s, list_tail(a), list_tail(b), exact);
                 a = list_head(a);
                 b = list_head(b);
                 continue;
-            case C_MAP:
-                if (term_compare_maps)
-                    res = term_compare_maps(a, b, exact);
-                else
-                    res = cmp_uword(header_arity(boxed_header(a)), header_arity(boxed_header(b)));
-                break;
+            case C_MAP: {
+                /* by size, then the keys tuples exactly, then the values
+                 * in key order in the current mode (map.h's layout) */
+                UWord na = map_size(a), nb = map_size(b);
+                if (na != nb) {
+                    res = cmp_uword(na, nb);
+                    break;
+                }
+                const Term *va = map_vals(a), *vb = map_vals(b);
+                for (UWord i = na; i > 0; i--)
+                    push(&s, va[i - 1], vb[i - 1], exact);
+                a = map_keys_tuple(a);
+                b = map_keys_tuple(b);
+                exact = 1;
+                continue;
+            }
             case C_BINARY:
                 if (term_compare_binaries)
                     res = term_compare_binaries(a, b);
@@ -244,6 +259,7 @@ static int compare(Term a, Term b, int exact)
         s.sp--;
         a = s.st[s.sp].a;
         b = s.st[s.sp].b;
+        exact = s.st[s.sp].exact;
     }
     if (s.st != s.buf)
         free(s.st);

@@ -4,7 +4,8 @@
  * < binary. Numbers compare by value across integers and floats (exactly,
  * also for big integers against floats); atoms by their text; tuples by size,
  * then element by element; lists element by element; pids and ports by
- * number. Nothing here recurses in C on the data: an explicit stack is used.
+ * number; maps by size, then their keys (exactly), then their values in key
+ * order. Nothing here recurses in C on the data: an explicit stack is used.
  */
 #ifndef MINI_COMPARE_H
 #define MINI_COMPARE_H
@@ -26,11 +27,9 @@ static inline int terms_exactly_equal(Term a, Term b) {
 /* Two numbers (small, big or float): <0, 0, >0 by value. */
 int number_compare(Term a, Term b);
 
-/* Binaries and maps have layouts owned by their own modules. Whoever
- * implements them defines these (with exactly these names); until then
- * binaries compare by address and maps by size. The map comparison may
- * call term_compare_exact / term_compare on keys and values. */
+/* Binaries have a layout owned by binary.c, which defines this (until
+ * then binaries compare by address). Maps are compared here, on the same
+ * work stack as tuples: by size, then keys exactly, then values. */
 int term_compare_binaries(Term a, Term b) __attribute__((weak));
-int term_compare_maps(Term a, Term b, int exact) __attribute__((weak));
 
 #endif

@@ -124,6 +124,7 @@ static int encode(OutBuf *b, Term t)
 {
     size_t sp = 0, cap = 64;
     Term *stack = malloc(cap * sizeof *stack);
+    MapOrderCache *orders = NULL;          /* big maps' orders, for the whole term */
     int ok = stack != NULL;
     if (!ok) return 0;
 #define PUSH(x) do {                                                              \
@@ -209,7 +210,7 @@ static int encode(OutBuf *b, Term t)
         if (is_map_term(t)) {
             UWord n = map_size(t);
             const Term *keys = map_keys(t), *vals = map_vals(t);
-            uint32_t *order = map_walk_order(t, MAP_WALK_LIST);
+            uint32_t *order = map_walk_order_cached(t, MAP_WALK_LIST, &orders);
             put8(b, MAP_EXT); put32(b, (uint32_t)n);
             for (UWord i = n; i > 0; i--) {
                 UWord j = map_walk_at(order, i - 1);
@@ -224,6 +225,7 @@ static int encode(OutBuf *b, Term t)
 out:
 #undef PUSH
     free(stack);
+    map_order_cache_free(orders);
     return ok;
 }
 

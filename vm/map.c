@@ -4,8 +4,7 @@
  * pairs with the same key wins), then merge them with the map's sorted keys
  * in one pass to count the result and a second to fill it, so exactly the
  * words needed are allocated. Nothing here collects or recurses on the
- * data, except term_compare_maps, which compares keys and values through
- * compare.c (itself iterative).
+ * data (the order of two maps is compare.c's, on its work stack).
  */
 #include <gc.h>
 #include <pthread.h>
@@ -146,17 +145,4 @@ Term map_remove(Process *p, Term m, Term key) {
     Term r = map_select(p, m, keep);
     if (keep != small) free(keep);
     return r;
-}
-
-int term_compare_maps(Term a, Term b, int exact) {
-    UWord na = map_size(a), nb = map_size(b);
-    if (na != nb) return na < nb ? -1 : 1;
-    int c = term_compare_exact(map_keys_tuple(a), map_keys_tuple(b));
-    if (c) return c;
-    const Term *va = map_vals(a), *vb = map_vals(b);
-    for (UWord i = 0; i < na; i++) {
-        c = exact ? term_compare_exact(va[i], vb[i]) : term_compare(va[i], vb[i]);
-        if (c) return c;
-    }
-    return 0;
 }

@@ -67,16 +67,19 @@ typedef enum MapWalk {
  * malloc'ed array of map_size(m) indices for the caller to free. Above the
  * limit the two walks are each other's reverse. */
 uint32_t *map_walk_order(Term m, MapWalk how);
+/* The same, for a walk that meets many maps (term_to_binary, printing):
+ * *cache (NULL at first) keeps the sorted keys of every big map met, so
+ * that big maps nested in each other's keys are sorted once each, not
+ * once per enclosing map. Valid while nothing collects; the walk ends with
+ * map_order_cache_free(*cache). */
+typedef struct MapOrderCache MapOrderCache;
+uint32_t *map_walk_order_cached(Term m, MapWalk how, MapOrderCache **cache);
+void map_order_cache_free(MapOrderCache *cache);
 /* Position i of a walk: order[i], or i when order is NULL. */
 static inline UWord map_walk_at(const uint32_t *order, UWord i) { return order ? order[i] : i; }
 
 /* OTP 25's make_internal_hash(term, salt), the hash that places a key in
  * the trie (map_hamt.c says which kinds of terms match OTP exactly). */
 uint32_t map_internal_hash(Term term, uint32_t salt);
-
-/* Erlang's order of two maps: by size, then the keys (exactly, in key
- * order), then the values in key order (exactly when `exact`). Defines
- * compare.h's hook. */
-int term_compare_maps(Term a, Term b, int exact);
 
 #endif

@@ -108,13 +108,100 @@ typedef struct {
     uint32_t pos;                  /* index in the map */
 } Leaf;
 
+/* The sorted leaves of every big map that one walk meets, by the map's
+ * address. Hashing a big map needs its keys sorted by their own hashes,
+ * and a key may hold big maps in turn. A miss sorts the map's keys at
+ * once, hashing them (which may miss again, one C frame deeper) up to
+ * LEAVES_MAX_NEST levels; past that, one iterative walk
+ * (collect_big_maps) finds the big maps inside and sorts them innermost
+ * first, so that hashing them meets no miss: a chain of big maps nested
+ * as keys a million deep costs no C stack, and the common case (no big
+ * map in the keys) no extra walk. */
+#define LEAVES_MAX_NEST 32
+static __thread unsigned leaves_nest;
+
+struct MapOrderCache {
+    Term *maps;
+    Leaf **leaves;
+    size_t n, cap;                 /* cap: a power of two, or 0 */
+};
+typedef MapOrderCache LeafCache;
+
+static size_t cache_slot(const LeafCache *c, Term m)
+{
+    size_t i = (size_t)((m >> 3) * 0x9E3779B97F4A7C15ull) & (c->cap - 1);
+    while (c->maps[i] && c->maps[i] != m) i = (i + 1) & (c->cap - 1);
+    return i;
+}
+
+static Leaf *cache_get(const LeafCache *c, Term m)
+{
+    if (!c->cap) return NULL;
+    size_t i = cache_slot(c, m);
+    return c->maps[i] ? c->leaves[i] : NULL;
+}
+
+static Leaf *trie_leaves(Term m, LeafCache *cache);
+static void collect_big_maps(const Term *roots, size_t nroots, LeafCache *cache);
+static void cache_put(LeafCache *c, Term m, Leaf *l);
+
+/* The leaves of big map m, sorted now if need be (see above). */
+static const Leaf *leaves_of(Term m, LeafCache *cache)
+{
+    Leaf *l = cache_get(cache, m);
+    if (l) return l;
+    if (leaves_nest < LEAVES_MAX_NEST) {
+        leaves_nest++;
+        l = trie_leaves(m, cache);
+        leaves_nest--;
+        cache_put(cache, m, l);
+        return l;
+    }
+    collect_big_maps(&m, 1, cache);
+    return cache_get(cache, m);
+}
+
+static void cache_put(LeafCache *c, Term m, Leaf *l)
+{
+    if (2 * (c->n + 1) > c->cap) {
+        LeafCache g = { NULL, NULL, 0, c->cap ? 2 * c->cap : 16 };
+        g.maps = calloc(g.cap, sizeof *g.maps);
+        g.leaves = calloc(g.cap, sizeof *g.leaves);
+        if (!g.maps || !g.leaves) FATAL("out of memory hashing a term with %zu big maps", c->n);
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->maps[i]) {
+                size_t j = cache_slot(&g, c->maps[i]);
+                g.maps[j] = c->maps[i];
+                g.leaves[j] = c->leaves[i];
+            }
+        g.n = c->n;
+        free(c->maps);
+        free(c->leaves);
+        *c = g;
+    }
+    size_t i = cache_slot(c, m);
+    c->maps[i] = m;
+    c->leaves[i] = l;
+    c->n++;
+}
+
+static void cache_free(LeafCache *c)
+{
+    for (size_t i = 0; i < c->cap; i++)
+        if (c->maps[i]) free(c->leaves[i]);
+    free(c->maps);
+    free(c->leaves);
+}
+
+static uint32_t internal_hash(Term term, uint32_t salt, LeafCache *cache);
+
 /* The hash that gives the slots of levels 8 * depth to 8 * depth + 7
  * (erts make_map_hash): deeper than level 7 OTP salts the internal hash
  * with what hashing the list cell [depth | Key] would mix in first, so keys
  * whose 32 bits agree part there. */
-static uint32_t map_hash_at(Term key, unsigned depth)
+static uint32_t map_hash_at(Term key, unsigned depth, LeafCache *cache)
 {
-    return map_internal_hash(key, depth ? jenkins_mix2(0, depth, 1, HC(22)) : 0);
+    return internal_hash(key, depth ? jenkins_mix2(0, depth, 1, HC(22)) : 0, cache);
 }
 
 static uint32_t nibbles_reversed(uint32_t h)
@@ -124,11 +211,13 @@ static uint32_t nibbles_reversed(uint32_t h)
 }
 
 /* Slot of a key at trie level `level` (its hash at salt 0 given). */
-static unsigned slot_at(const Leaf *l, unsigned level)
+static unsigned slot_at(const Leaf *l, unsigned level, LeafCache *cache)
 {
-    uint32_t h = level < 8 ? l->hash : map_hash_at(l->key, level / 8);
+    uint32_t h = level < 8 ? l->hash : map_hash_at(l->key, level / 8, cache);
     return (h >> (4 * (level % 8))) & 15;
 }
+
+static __thread LeafCache *sort_cache;     /* leaf_cmp's, during trie_leaves' qsort */
 
 static int leaf_cmp(const void *a, const void *b)
 {
@@ -138,52 +227,116 @@ static int leaf_cmp(const void *a, const void *b)
      * distinct keys never agree on all of them in practice, key order is
      * the last word */
     for (unsigned depth = 1; px == py && depth < 8; depth++) {
-        px = nibbles_reversed(map_hash_at(x->key, depth));
-        py = nibbles_reversed(map_hash_at(y->key, depth));
+        px = nibbles_reversed(map_hash_at(x->key, depth, sort_cache));
+        py = nibbles_reversed(map_hash_at(y->key, depth, sort_cache));
     }
     if (px != py) return px < py ? -1 : 1;
     return term_compare_exact(x->key, y->key);
 }
 
 /* m's keys sorted into the walk's order (malloc'ed, map_size(m) of them). */
-static Leaf *trie_leaves(Term m)
+static Leaf *trie_leaves(Term m, LeafCache *cache)
 {
+    /* (the big maps inside its keys are sorted on the way: leaves_of) */
     UWord n = map_size(m);
     const Term *k = map_keys(m);
     Leaf *l = xrealloc(NULL, n * sizeof *l);
     for (UWord i = 0; i < n; i++) {
         l[i].key = k[i];
-        l[i].hash = map_internal_hash(k[i], 0);
+        l[i].hash = internal_hash(k[i], 0, cache);
         l[i].pos = (uint32_t)i;
     }
+    LeafCache *outer = sort_cache;
+    sort_cache = cache;
     qsort(l, n, sizeof *l, leaf_cmp);
+    sort_cache = outer;
     return l;
+}
+
+/* Marks on collect_big_maps' stack (header words, which no term can be). */
+#define MARK_DONE make_header(3, 15)   /* the big map below: its keys are done */
+
+/* Puts the leaves of every big map inside the roots into the cache,
+ * innermost first: a big map is pushed under a mark, above it its keys and
+ * values, so it is sorted after every big map they hold. One already in
+ * the cache is not entered again (shared subterms). */
+static void collect_big_maps(const Term *roots, size_t nroots, LeafCache *cache)
+{
+    WordStack s;
+    ws_init(&s);
+    for (size_t i = nroots; i-- > 0;)
+        if (!is_immed(roots[i])) ws_push(&s, roots[i]);
+    while (s.n) {
+        Term t = ws_pop(&s);
+        if (t == MARK_DONE) {
+            Term m = ws_pop(&s);
+            if (!cache_get(cache, m)) {
+                unsigned nest = leaves_nest;      /* everything inside is sorted: no miss */
+                leaves_nest = LEAVES_MAX_NEST;
+                cache_put(cache, m, trie_leaves(m, cache));
+                leaves_nest = nest;
+            }
+            continue;
+        }
+        if (is_list(t)) {
+            ws_push(&s, CDR(list_ptr(t)));
+            ws_push(&s, CAR(list_ptr(t)));
+            continue;
+        }
+        if (!is_boxed(t)) continue;
+        Term *bp = boxed_ptr(t);
+        switch (header_subtag(bp[0])) {
+        case BOXED_TUPLE:
+            for (UWord i = header_arity(bp[0]); i >= 1; i--) ws_push(&s, bp[i]);
+            break;
+        case BOXED_MAP: {
+            UWord n = map_size(t);
+            if (n > MAP_FLAT_LIMIT) {
+                if (cache_get(cache, t)) break;
+                ws_push(&s, t);
+                ws_push(&s, MARK_DONE);
+            }
+            const Term *k = map_keys(t), *v = map_vals(t);
+            for (UWord i = 0; i < n; i++) { ws_push(&s, v[i]); ws_push(&s, k[i]); }
+            break;
+        }
+        case BOXED_FUN:
+            for (UWord i = header_arity(bp[0]); i >= 2; i--) ws_push(&s, bp[i]);
+            break;
+        default:
+            break;
+        }
+    }
+    ws_free(&s);
+}
+
+uint32_t *map_walk_order_cached(Term m, MapWalk how, MapOrderCache **cache)
+{
+    UWord n = map_size(m);
+    if (n <= MAP_FLAT_LIMIT) return NULL;
+    if (!*cache) {
+        *cache = calloc(1, sizeof **cache);
+        if (!*cache) FATAL("out of memory for the walk order of a map of %lu keys", (unsigned long)n);
+    }
+    const Leaf *l = leaves_of(m, *cache);
+    uint32_t *order = xrealloc(NULL, n * sizeof *order);
+    for (UWord i = 0; i < n; i++) order[i] = l[how == MAP_WALK_LIST ? n - 1 - i : i].pos;
+    return order;
+}
+
+void map_order_cache_free(MapOrderCache *cache)
+{
+    if (!cache) return;
+    cache_free(cache);
+    free(cache);
 }
 
 uint32_t *map_walk_order(Term m, MapWalk how)
 {
-    UWord n = map_size(m);
-    if (n <= MAP_FLAT_LIMIT) return NULL;
-    Leaf *l = trie_leaves(m);
-    uint32_t *order = xrealloc(NULL, n * sizeof *order);
-    for (UWord i = 0; i < n; i++) order[i] = l[how == MAP_WALK_LIST ? n - 1 - i : i].pos;
-    free(l);
+    MapOrderCache *cache = NULL;
+    uint32_t *order = map_walk_order_cached(m, how, &cache);
+    map_order_cache_free(cache);
     return order;
-}
-
-/* Sorted leaves of each big map met by one hash, freed at its end. */
-typedef struct {
-    Leaf **blocks;
-    size_t n, cap;
-} Scratch;
-
-static Leaf *scratch_keep(Scratch *sc, Leaf *l)
-{
-    if (sc->n == sc->cap) {
-        sc->cap = sc->cap ? 2 * sc->cap : 8;
-        sc->blocks = xrealloc(sc->blocks, sc->cap * sizeof *sc->blocks);
-    }
-    return sc->blocks[sc->n++] = l;
 }
 
 /* Pushes the node of map holding leaves l[lo..hi) at `level`. */
@@ -203,13 +356,14 @@ static void push_node(WordStack *s, Term map, const Leaf *l, size_t lo, size_t h
  * pushes its slots in order, so they are hashed last slot first, a leaf's
  * key before its value. (Erlang/OTP 25 hashes an inner node with all 16
  * slots used the same way: checked against erl.) */
-static uint32_t hash_trie(uint32_t h, WordStack *s, Term map, const Leaf *l, size_t n, unsigned level)
+static uint32_t hash_trie(uint32_t h, WordStack *s, Term map, const Leaf *l, size_t n, unsigned level,
+                          LeafCache *cache)
 {
     if (level == 0) h = jenkins_mix2(h, (uint32_t)n, 0, HC(16));
     const Term *vals = map_vals(map);
     for (size_t a = 0, b; a < n; a = b) {
-        unsigned slot = slot_at(&l[a], level);
-        for (b = a + 1; b < n && slot_at(&l[b], level) == slot; b++) {}
+        unsigned slot = slot_at(&l[a], level, cache);
+        for (b = a + 1; b < n && slot_at(&l[b], level, cache) == slot; b++) {}
         if (b - a > 1) {
             push_node(s, map, l, a, b, level + 1);
         } else {
@@ -224,6 +378,17 @@ static uint32_t hash_trie(uint32_t h, WordStack *s, Term map, const Leaf *l, siz
 
 uint32_t map_internal_hash(Term term, uint32_t salt)
 {
+    if (is_immed(term)) return internal_hash(term, salt, NULL);
+    LeafCache cache = { 0 };
+    uint32_t h = internal_hash(term, salt, &cache);
+    cache_free(&cache);
+    return h;
+}
+
+/* make_internal_hash with the leaves of every big map inside term in the
+ * cache. */
+static uint32_t internal_hash(Term term, uint32_t salt, LeafCache *cache)
+{
     /* OTP starts from the salt mixed with a fixed prime (INTERNAL_HASH_SALT)
      * so that this hash differs from phash2's */
     uint32_t h = salt ^ 3432918353u;
@@ -231,7 +396,6 @@ uint32_t map_internal_hash(Term term, uint32_t salt)
 
     WordStack s;
     ws_init(&s);
-    Scratch sc = { 0 };
     for (;;) {
         if (is_list(term)) {
             /* bytes four to a word, then a head that is not a byte */
@@ -272,8 +436,8 @@ uint32_t map_internal_hash(Term term, uint32_t salt)
         case BOXED_MAP: {
             UWord n = map_size(term);
             if (n > MAP_FLAT_LIMIT) {
-                Leaf *l = scratch_keep(&sc, trie_leaves(term));
-                h = hash_trie(h, &s, term, l, n, 0);
+                const Leaf *l = leaves_of(term, cache);
+                h = hash_trie(h, &s, term, l, n, 0, cache);
                 goto pop;
             }
             /* a flat map: size, then each key and its value in key order */
@@ -345,12 +509,10 @@ uint32_t map_internal_hash(Term term, uint32_t salt)
             size_t n = ws_pop(&s);
             const Leaf *l = (const Leaf *)ws_pop(&s);
             Term map = ws_pop(&s);
-            h = hash_trie(h, &s, map, l, n, level);
+            h = hash_trie(h, &s, map, l, n, level, cache);
             goto pop;
         }
     }
-    for (size_t i = 0; i < sc.n; i++) free(sc.blocks[i]);
-    free(sc.blocks);
     ws_free(&s);
     return h;
 }

@@ -250,8 +250,6 @@ static void put_atomic(OutBuf *b, Term t) {
     ob_printf(b, "#BadTerm<%#lx>", (unsigned long)t);
 }
 
-/* io_lib:write(Term, Depth), optionally with strings (the flat form of ~p
- * for terms that are not laid out). Recurses on heads and elements only. */
 /* A binary as text if strings are on (ASCII/Latin-1, or UTF-8 in unicode
  * mode); 0 if it prints as bytes. */
 static int bin_text(OutBuf *b, Term t, long d, int strings) {
@@ -263,89 +261,174 @@ static int bin_text(OutBuf *b, Term t, long d, int strings) {
     return bin_pretty_string(b, t, d);
 }
 
-static void write_rec(OutBuf *b, Term t, long d, int strings, int nest) {
-    if (d == 0) { ob_puts(b, "..."); return; }
-    if (nest > PRINT_MAX_NEST) { ob_puts(b, "..."); return; }
-    if (is_bitstring(t)) {                           /* binaries: binary.c */
-        if (!bin_text(b, t, d, strings)) bin_write(b, t, d);
-        return;
+/* ------------------------------------------------------------------ */
+/* the work stack of the walks below                                   */
+/* ------------------------------------------------------------------ */
+
+/* Every walk in this file keeps its pending work in a growable array of
+ * tasks, never on the C stack, so that a term (or a layout tree) nested a
+ * million deep prints as OTP prints it. A task is a continuation: what is
+ * left of a list, tuple or map after the element being printed, with the
+ * values (column, width) the recursive formulation would have in its
+ * frame; those values are known before the element is printed, since
+ * OTP's layout functions return either the element's one-line length or
+ * the line length. */
+typedef struct Task {
+    unsigned char op;
+    char ch;                   /* a character to write, or a list's separator */
+    UWord i;                   /* position in a tuple, map or node sequence  */
+    Term t;
+    size_t idx;                /* a node of the layout tree                  */
+    long d, col0, col, tind, ind, ld, w;
+    uint32_t *order;           /* a big map's walk order (map.h)             */
+    const char *s;
+} Task;
+
+typedef struct TaskStack {
+    Task *t;
+    size_t n, cap;
+    Task small[32];
+} TaskStack;
+
+static void ts_init(TaskStack *s) { s->t = s->small; s->n = 0; s->cap = 32; }
+static void ts_free(TaskStack *s) { if (s->t != s->small) free(s->t); }
+
+static Task *ts_push(TaskStack *s, int op) {
+    if (s->n == s->cap) {
+        size_t cap = s->cap * 2;
+        Task *n = s->t == s->small ? malloc(cap * sizeof *n) : realloc(s->t, cap * sizeof *n);
+        if (!n) FATAL("out of memory for %zu tasks of the term printer", cap);
+        if (s->t == s->small) memcpy(n, s->small, sizeof s->small);
+        s->t = n;
+        s->cap = cap;
     }
-    if (is_list(t)) {
-        if (strings && d != 1 && print_is_printable_list(t)) { put_string(b, t); return; }
-        if (d == 1) { ob_puts(b, "[...]"); return; }
-        ob_putc(b, '[');
-        write_rec(b, list_head(t), d - 1, strings, nest + 1);
-        t = list_tail(t);
-        d--;
-        for (;;) {                                   /* write_tail */
-            if (is_nil(t)) break;
-            if (d == 1) { ob_puts(b, "|..."); break; }
-            if (is_list(t)) {
-                ob_putc(b, ',');
-                write_rec(b, list_head(t), d - 1, strings, nest + 1);
-                t = list_tail(t);
-                d--;
-            } else {
-                ob_putc(b, '|');
-                write_rec(b, t, d - 1, strings, nest + 1);
-                break;
-            }
-        }
-        ob_putc(b, ']');
-        return;
-    }
-    if (is_tuple(t)) {
-        UWord n = tuple_arity(t);
-        Term *e = tuple_elems(t);
-        if (n == 0) { ob_puts(b, "{}"); return; }
-        if (d == 1) { ob_puts(b, "{...}"); return; }
-        ob_putc(b, '{');
-        write_rec(b, e[0], d - 1, strings, nest + 1);
-        long dd = d - 1;
-        for (UWord i = 1; i < n; i++) {
-            if (dd == 1) { ob_puts(b, ",..."); break; }
-            ob_putc(b, ',');
-            write_rec(b, e[i], dd - 1, strings, nest + 1);
-            dd--;
-        }
-        ob_putc(b, '}');
-        return;
-    }
-    if (is_map_term(t)) {                /* io_lib:write_map, quirks included */
-        UWord n = map_size(t);
-        const Term *k = map_keys(t), *v = map_vals(t);
-        if (d == 1 || n == 0) { ob_puts(b, "#{}"); return; }
-        long d0 = d - 1, dd = d0;
-        uint32_t *order = map_walk_order(t, MAP_WALK_ITER);   /* maps:iterator's order */
-        ob_puts(b, "#{");
-        for (UWord i = 0;; i++) {
-            if (i > 0) {                 /* write_map_body(I, dd, d0) */
-                if (dd == 1) { ob_puts(b, ",..."); break; }
-                if (i == n) break;
-                ob_putc(b, ',');
-                dd--;
-            }
-            UWord j = map_walk_at(order, i);
-            write_rec(b, k[j], d0, strings, nest + 1);
-            ob_puts(b, " => ");
-            write_rec(b, v[j], d0, strings, nest + 1);
-        }
-        free(order);
-        ob_putc(b, '}');
-        return;
-    }
-    put_atomic(b, t);
+    Task *k = &s->t[s->n++];
+    memset(k, 0, sizeof *k);
+    k->op = (unsigned char)op;
+    return k;
 }
 
-void print_write_depth(OutBuf *b, Term t, long depth) { write_rec(b, t, depth, 0, 0); }
+/* ------------------------------------------------------------------ */
+/* io_lib:write                                                        */
+/* ------------------------------------------------------------------ */
+
+enum { W_TERM, W_CHAR, W_STR, W_LIST_TAIL, W_TUPLE_REST, W_MAP_REST };
+
+static void w_push_term(TaskStack *s, Term t, long d) {
+    Task *k = ts_push(s, W_TERM);
+    k->t = t; k->d = d;
+}
+static void w_push_str(TaskStack *s, const char *str) { ts_push(s, W_STR)->s = str; }
+
+/* The pair at walk position i of map t, printed at depth d0: key, " => ",
+ * value (pushed in reverse). */
+static void w_push_pair(TaskStack *s, Term t, const uint32_t *order, UWord i, long d0) {
+    UWord j = map_walk_at(order, i);
+    w_push_term(s, map_vals(t)[j], d0);
+    w_push_str(s, " => ");
+    w_push_term(s, map_keys(t)[j], d0);
+}
+
+/* io_lib:write(Term, Depth), optionally with strings (the flat form of ~p
+ * for terms that are not laid out). Each case is the clause of OTP's
+ * write/2 of that name; the rest of a list, tuple or map waits on the
+ * stack while an element is written. */
+static void write_term(OutBuf *b, Term t0, long d0, int strings) {
+    TaskStack s;
+    ts_init(&s);
+    MapOrderCache *orders = NULL;
+    w_push_term(&s, t0, d0);
+    while (s.n) {
+        Task k = s.t[--s.n];
+        Term t = k.t;
+        long d = k.d;
+        switch (k.op) {
+        case W_CHAR: ob_putc(b, k.ch); continue;
+        case W_STR: ob_puts(b, k.s); continue;
+        case W_LIST_TAIL:                            /* write_tail */
+            if (is_nil(t)) { ob_putc(b, ']'); continue; }
+            if (d == 1) { ob_puts(b, "|...]"); continue; }
+            if (is_list(t)) {
+                ob_putc(b, ',');
+                Task *r = ts_push(&s, W_LIST_TAIL);
+                r->t = list_tail(t); r->d = d - 1;
+                w_push_term(&s, list_head(t), d - 1);
+            } else {
+                ob_putc(b, '|');
+                ts_push(&s, W_CHAR)->ch = ']';
+                w_push_term(&s, t, d - 1);
+            }
+            continue;
+        case W_TUPLE_REST: {                         /* write_tuple from k.i */
+            if (k.i == tuple_arity(t)) { ob_putc(b, '}'); continue; }
+            if (d == 1) { ob_puts(b, ",...}"); continue; }
+            ob_putc(b, ',');
+            Task *r = ts_push(&s, W_TUPLE_REST);
+            r->t = t; r->i = k.i + 1; r->d = d - 1;
+            w_push_term(&s, tuple_elems(t)[k.i], d - 1);
+            continue;
+        }
+        case W_MAP_REST:                             /* write_map_body(I, d, d0) */
+            if (d == 1) { ob_puts(b, ",...}"); free(k.order); continue; }
+            if (k.i == map_size(t)) { ob_putc(b, '}'); free(k.order); continue; }
+            ob_putc(b, ',');
+            {
+                Task *r = ts_push(&s, W_MAP_REST);
+                r->t = t; r->i = k.i + 1; r->d = d - 1; r->col0 = k.col0; r->order = k.order;
+                w_push_pair(&s, t, k.order, k.i, k.col0);
+            }
+            continue;
+        }
+        /* W_TERM */
+        if (d == 0) { ob_puts(b, "..."); continue; }
+        if (is_bitstring(t)) {                       /* binaries: binary.c */
+            if (!bin_text(b, t, d, strings)) bin_write(b, t, d);
+            continue;
+        }
+        if (is_list(t)) {
+            if (strings && d != 1 && print_is_printable_list(t)) { put_string(b, t); continue; }
+            if (d == 1) { ob_puts(b, "[...]"); continue; }
+            ob_putc(b, '[');
+            Task *r = ts_push(&s, W_LIST_TAIL);
+            r->t = list_tail(t); r->d = d - 1;
+            w_push_term(&s, list_head(t), d - 1);
+            continue;
+        }
+        if (is_tuple(t)) {
+            if (tuple_arity(t) == 0) { ob_puts(b, "{}"); continue; }
+            if (d == 1) { ob_puts(b, "{...}"); continue; }
+            ob_putc(b, '{');
+            Task *r = ts_push(&s, W_TUPLE_REST);
+            r->t = t; r->i = 1; r->d = d - 1;
+            w_push_term(&s, tuple_elems(t)[0], d - 1);
+            continue;
+        }
+        if (is_map_term(t)) {                        /* io_lib:write_map, quirks included */
+            if (d == 1 || map_size(t) == 0) { ob_puts(b, "#{}"); continue; }
+            uint32_t *order = map_walk_order_cached(t, MAP_WALK_ITER, &orders);  /* maps:iterator's */
+            ob_puts(b, "#{");
+            Task *r = ts_push(&s, W_MAP_REST);
+            r->t = t; r->i = 1; r->d = d - 1; r->col0 = d - 1; r->order = order;
+            w_push_pair(&s, t, order, 0, d - 1);
+            continue;
+        }
+        put_atomic(b, t);
+    }
+    ts_free(&s);
+    map_order_cache_free(orders);
+}
+
+void print_write_depth(OutBuf *b, Term t, long depth) { write_term(b, t, depth, 0); }
 
 /* ------------------------------------------------------------------ */
 /* io_lib_pretty: the intermediate form                                */
 /* ------------------------------------------------------------------ */
 
 enum { PN_LEAF, PN_LIST, PN_TUPLE, PN_DOTS,
-       PN_BIN };                /* binaries: io_lib_pretty's {bin, S}: text like a leaf,
+       PN_BIN,                  /* binaries: io_lib_pretty's {bin, S}: text like a leaf,
                                    laid out by bin_pretty_layout, never ?ATM */
+       PN_MAP, PN_PAIR };       /* maps: {map, Pairs} (children: the pairs, then dots
+                                   when has_tail) and {map_pair, K, V} (two children) */
 
 typedef struct PNode {
     unsigned char kind;
@@ -361,7 +444,12 @@ typedef struct PCtx {
     size_t nnodes, cap;
     OutBuf *out;
     long ll, m;                /* line length, CHAR_MAX (= total length)        */
+    int strings;
+    TaskStack ts;              /* the work stack, reused by every walk          */
+    MapOrderCache *orders;     /* big maps' walk orders (map.h)                */
 } PCtx;
+
+#define ND(i) (&c->nodes[(i)])
 
 static size_t pn_reserve(PCtx *c, size_t k) {
     if (c->nnodes + k > c->cap) {
@@ -387,23 +475,40 @@ static void pn_leaf_end(PCtx *c, size_t idx) {
     p->n = c->text.len - p->off;
     p->len = (long)p->n;       /* one byte per character (Latin-1)            */
 }
+static void pn_leaf_str(PCtx *c, size_t idx, const char *s) {
+    pn_leaf_begin(c, idx); ob_puts(&c->text, s); pn_leaf_end(c, idx);
+}
+static void pn_dots(PCtx *c, size_t idx) {
+    PNode *q = ND(idx);
+    q->kind = PN_DOTS; q->len = 3; q->n = 0; q->off = 0; q->tagged = q->has_tail = 0;
+}
+static void pn_inner(PCtx *c, size_t idx, int kind, int tagged, int has_tail, size_t at, size_t n) {
+    PNode *p = ND(idx);
+    p->kind = (unsigned char)kind; p->tagged = (unsigned char)tagged;
+    p->has_tail = (unsigned char)has_tail; p->off = at; p->n = n; p->len = 0;
+}
 
-/* maps (map.h): io_lib_pretty's {map, Pairs} and {map_pair, K, V}. A map
- * node's children are its pairs (then dots, has_tail set); a pair node's
- * two children are the key and the value. Kept out of the enum above. */
-#define PN_MAP  16
-#define PN_PAIR 17
-static void pn_build_map(PCtx *c, size_t idx, Term t, long d, int strings, int nest);
-static void pn_write_map(PCtx *c, size_t idx);
-static void pp_map_node(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long w, int nest);
-static int cind_map_node(PCtx *c, size_t idx, long col, long ind, long ld, long w, int nest);
+enum { B_TERM, B_FINISH };
 
-/* print_length(Term, D): fills node idx. */
-static void pn_build(PCtx *c, size_t idx, Term t, long d, int strings, int nest) {
-    if (nest > PRINT_MAX_NEST) {
-        pn_leaf_begin(c, idx); ob_puts(&c->text, "..."); pn_leaf_end(c, idx);
-        return;
-    }
+static void b_push(PCtx *c, size_t idx, Term t, long d) {
+    Task *k = ts_push(&c->ts, B_TERM);
+    k->idx = idx; k->t = t; k->d = d;
+}
+
+/* The one-line length of an inner node from its children's, once they are
+ * built: brackets, children, separators (a pair: key " => " value). */
+static void pn_finish(PCtx *c, size_t idx) {
+    PNode *p = ND(idx);
+    long sum = 0;
+    for (size_t i = 0; i < p->n; i++) sum += ND(p->off + i)->len;
+    if (p->kind == PN_PAIR) p->len = sum + 4;
+    else p->len = (p->kind == PN_MAP ? 3 : 2) + sum + (p->n ? (long)p->n - 1 : 0);
+}
+
+/* print_length(Term, D) into node idx: a node's children are reserved and
+ * their builds pushed, with a B_FINISH below them that sums their lengths. */
+static void pn_build_one(PCtx *c, size_t idx, Term t, long d) {
+    int strings = c->strings;
     if (is_list(t)) {
         if (strings && d != 1 && print_is_printable_list(t)) {
             pn_leaf_begin(c, idx); put_string(&c->text, t); pn_leaf_end(c, idx);
@@ -413,7 +518,8 @@ static void pn_build(PCtx *c, size_t idx, Term t, long d, int strings, int nest)
         size_t k = 0;
         int tail = 0;                       /* 0 none, 1 dots, 2 improper   */
         long dd = d;
-        for (Term r = t;;) {
+        Term r = t;
+        for (;;) {
             if (is_nil(r)) break;
             if (dd == 1) { tail = 1; break; }
             if (!is_list(r)) { tail = 2; break; }
@@ -421,33 +527,21 @@ static void pn_build(PCtx *c, size_t idx, Term t, long d, int strings, int nest)
         }
         size_t n = k + (tail ? 1 : 0);
         size_t at = pn_reserve(c, n);
-        Term r = t;
-        dd = d;
-        long len = 2;
+        pn_inner(c, idx, PN_LIST, 0, tail != 0, at, n);
+        ts_push(&c->ts, B_FINISH)->idx = idx;
+        if (tail == 1) pn_dots(c, at + k);
+        else if (tail == 2) b_push(c, at + k, r, dd - 1);
+        r = t; dd = d;
         for (size_t i = 0; i < k; i++) {
-            pn_build(c, at + i, list_head(r), dd - 1, strings, nest + 1);
-            len += c->nodes[at + i].len + (i > 0);
+            b_push(c, at + i, list_head(r), dd - 1);
             r = list_tail(r); dd--;
         }
-        if (tail == 1) {
-            PNode *q = &c->nodes[at + k];
-            q->kind = PN_DOTS; q->len = 3; q->n = 0; q->off = 0; q->tagged = q->has_tail = 0;
-        } else if (tail == 2) {
-            pn_build(c, at + k, r, dd - 1, strings, nest + 1);
-        }
-        if (tail) len += c->nodes[at + k].len + (k > 0);
-        PNode *p = &c->nodes[idx];
-        p->kind = PN_LIST; p->tagged = 0; p->has_tail = tail != 0;
-        p->off = at; p->n = n; p->len = len;
         return;
     }
     if (is_tuple(t) && tuple_arity(t) > 0) {
         UWord ar = tuple_arity(t);
         Term *e = tuple_elems(t);
-        if (d == 1) {
-            pn_leaf_begin(c, idx); ob_puts(&c->text, "{...}"); pn_leaf_end(c, idx);
-            return;
-        }
+        if (d == 1) { pn_leaf_str(c, idx, "{...}"); return; }
         /* print_length_tuple1: element I is printed at depth D-I */
         size_t k = 0;
         int dots = 0;
@@ -458,24 +552,36 @@ static void pn_build(PCtx *c, size_t idx, Term t, long d, int strings, int nest)
         }
         size_t n = k + (size_t)dots;
         size_t at = pn_reserve(c, n);
-        long len = 2;
-        dd = d;
-        for (size_t i = 0; i < k; i++) {
-            pn_build(c, at + i, e[i], dd - 1, strings, nest + 1);
-            len += c->nodes[at + i].len + (i > 0);
-            dd--;
-        }
-        if (dots) {
-            PNode *q = &c->nodes[at + k];
-            q->kind = PN_DOTS; q->len = 3; q->n = 0; q->off = 0; q->tagged = q->has_tail = 0;
-            len += 3 + (k > 0);
-        }
-        PNode *p = &c->nodes[idx];
-        p->kind = PN_TUPLE; p->tagged = is_atom(e[0]) && ar > 1; p->has_tail = (unsigned char)dots;
-        p->off = at; p->n = n; p->len = len;
+        pn_inner(c, idx, PN_TUPLE, is_atom(e[0]) && ar > 1, dots, at, n);
+        ts_push(&c->ts, B_FINISH)->idx = idx;
+        if (dots) pn_dots(c, at + k);
+        for (size_t i = 0; i < k; i++) b_push(c, at + i, e[i], d - 1 - (long)i);
         return;
     }
-    if (is_map_term(t)) { pn_build_map(c, idx, t, d, strings, nest); return; }   /* maps */
+    if (is_map_term(t)) {                   /* print_length_map */
+        UWord n = map_size(t);
+        if (n == 0 || d == 1) { pn_leaf_str(c, idx, n == 0 ? "#{}" : "#{...}"); return; }
+        /* print_length_map_pairs: the pair at position i is dots when D - i == 1 */
+        size_t k = 0;
+        int dots = 0;
+        for (UWord i = 0; i < n; i++, k++)
+            if (d - (long)i == 1) { dots = 1; break; }
+        size_t at = pn_reserve(c, k + (size_t)dots);
+        size_t kv = pn_reserve(c, 2 * k);
+        pn_inner(c, idx, PN_MAP, 0, dots, at, k + (size_t)dots);
+        ts_push(&c->ts, B_FINISH)->idx = idx;
+        if (dots) pn_dots(c, at + k);
+        uint32_t *order = map_walk_order_cached(t, MAP_WALK_ITER, &c->orders);  /* maps:iterator's */
+        for (size_t i = 0; i < k; i++) {
+            UWord j = map_walk_at(order, i);
+            pn_inner(c, at + i, PN_PAIR, 0, 0, kv + 2 * i, 2);
+            ts_push(&c->ts, B_FINISH)->idx = at + i;
+            b_push(c, kv + 2 * i, map_keys(t)[j], d - 1);
+            b_push(c, kv + 2 * i + 1, map_vals(t)[j], d - 1);
+        }
+        free(order);
+        return;
+    }
     if (is_bitstring(t)) {                           /* binaries: binary.c */
         pn_leaf_begin(c, idx);
         int str = bin_text(&c->text, t, d, strings);
@@ -490,85 +596,149 @@ static void pn_build(PCtx *c, size_t idx, Term t, long d, int strings, int nest)
     pn_leaf_end(c, idx);
 }
 
+static void pn_build(PCtx *c, size_t root, Term t, long d) {
+    TaskStack *s = &c->ts;
+    b_push(c, root, t, d);
+    while (s->n) {
+        Task k = s->t[--s->n];
+        if (k.op == B_FINISH) pn_finish(c, k.idx);
+        else pn_build_one(c, k.idx, k.t, k.d);
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* io_lib_pretty: writing and layout                                   */
 /* ------------------------------------------------------------------ */
 
-#define ND(i) (&c->nodes[(i)])
+enum { P_NODE, P_CHAR, P_STR };
 
-/* write/1 of the intermediate form: the one-line text. */
+/* write/1 of the intermediate form: the one-line text of node idx. */
 static void pn_write(PCtx *c, size_t idx) {
-    PNode *p = ND(idx);
-    switch (p->kind) {
-    case PN_LEAF: case PN_BIN:
-        ob_write(c->out, c->text.buf + p->off, p->n);
-        return;
-    case PN_DOTS:
-        ob_puts(c->out, "...");
-        return;
-    case PN_MAP: case PN_PAIR:
-        pn_write_map(c, idx);
-        return;
-    default: {
-        int list = p->kind == PN_LIST;
+    TaskStack s;                    /* its own: pp's stack is in use around it */
+    ts_init(&s);
+    ts_push(&s, P_NODE)->idx = idx;
+    while (s.n) {
+        Task k = s.t[--s.n];
+        if (k.op == P_CHAR) { ob_putc(c->out, k.ch); continue; }
+        if (k.op == P_STR) { ob_puts(c->out, k.s); continue; }
+        PNode *p = ND(k.idx);
+        switch (p->kind) {
+        case PN_LEAF: case PN_BIN:
+            ob_write(c->out, c->text.buf + p->off, p->n);
+            continue;
+        case PN_DOTS:
+            ob_puts(c->out, "...");
+            continue;
+        case PN_PAIR:
+            ts_push(&s, P_NODE)->idx = p->off + 1;
+            ts_push(&s, P_STR)->s = " => ";
+            ts_push(&s, P_NODE)->idx = p->off;
+            continue;
+        }
+        int list = p->kind == PN_LIST, map = p->kind == PN_MAP;
         size_t at = p->off, n = p->n;
         int has_tail = p->has_tail;
-        ob_putc(c->out, list ? '[' : '{');
-        for (size_t i = 0; i < n; i++) {
-            if (i > 0) ob_putc(c->out, (has_tail && i == n - 1 && list) ? '|' : ',');
-            pn_write(c, at + i);
+        ob_puts(c->out, map ? "#{" : list ? "[" : "{");
+        ts_push(&s, P_CHAR)->ch = list ? ']' : '}';
+        for (size_t i = n; i-- > 0;) {
+            ts_push(&s, P_NODE)->idx = at + i;
+            if (i > 0) ts_push(&s, P_CHAR)->ch = (has_tail && i == n - 1 && list) ? '|' : ',';
         }
-        ob_putc(c->out, list ? ']' : '}');
     }
-    }
+    ts_free(&s);
 }
 
 /* ?ATM(E): the element is plain text (not a list/tuple to lay out). */
 static int pn_atm(PCtx *c, size_t idx) { return ND(idx)->kind == PN_LEAF; }
+/* ?ATM_PAIR: key and value are both plain text */
+static int pn_atm_pair(PCtx *c, size_t e) {
+    size_t kv = ND(e)->off;
+    return ND(kv)->kind == PN_LEAF && ND(kv + 1)->kind == PN_LEAF;
+}
 
-/* Children of a list/tuple seen as an Erlang list [E1, E2 | Tail]:
+/* Children of a list/tuple/map seen as an Erlang list [E1, E2 | Tail]:
  * positions 0..nreg-1 are elements; when has_tail, position nreg is the
  * improper tail (PN_LEAF/LIST/TUPLE) or dots (PN_DOTS). */
 typedef struct Seq { size_t at, nreg; int tail; } Seq;   /* tail: 0 [], 1 dots, 2 term */
 
-static Seq seq_of(PCtx *c, size_t idx, size_t from) {
+static Seq seq_of(PCtx *c, size_t idx) {
     PNode *p = ND(idx);
     Seq s;
     s.at = p->off;
     s.nreg = p->has_tail ? p->n - 1 : p->n;
     s.tail = 0;
     if (p->has_tail) s.tail = ND(p->off + p->n - 1)->kind == PN_DOTS ? 1 : 2;
-    (void)from;
     return s;
 }
 
 /* last_depth(Es, LD) where Es is the rest after position i */
 static long last_depth(const Seq *s, size_t i, long ld) { return i + 1 < s->nreg ? 0 : ld + 1; }
 
-static void pp(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long w, int nest);
+static long map_value_indent(long tind) { return tind > 0 ? tind : 4; }
 
 static void put_nl_ind(PCtx *c, long ind) {
     ob_putc(c->out, '\n');
     if (ind > 0) ob_pad(c->out, ' ', (size_t)ind);
 }
 
-/* pp_element: returns the width used (Ll to force a new line). */
-static long pp_element(PCtx *c, size_t e, long col, long tind, long ind, long ld, long w, int nest) {
+/* The tasks of pp (OTP's functions of those names). PP_TAIL is pp_tail of
+ * node idx's elements from position i, then the character ch (the closing
+ * bracket; 0 for none); PP_PAIRS is pp_map's loop over pairs from i. */
+enum { PP_NODE, PP_WRITE, PP_CHAR, PP_STR, PP_NL, PP_TAIL, PP_PAIRS };
+
+static void pp_push(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long w) {
+    Task *k = ts_push(&c->ts, PP_NODE);
+    k->idx = idx; k->col = col; k->tind = tind; k->ind = ind; k->ld = ld; k->w = w;
+}
+static void pp_push_char(PCtx *c, int ch) { if (ch) ts_push(&c->ts, PP_CHAR)->ch = (char)ch; }
+
+/* pp_element: pushes the element's layout, returns the width it will take
+ * (Ll when it takes several lines). */
+static long pp_element(PCtx *c, size_t e, long col, long tind, long ind, long ld, long w) {
     long len = ND(e)->len;
     if (len < c->ll - col - ld && len + w + ld <= c->m && pn_atm(c, e)) {
-        pn_write(c, e);
+        ts_push(&c->ts, PP_WRITE)->idx = e;
         return len;
     }
-    pp(c, e, col, tind, ind, ld, w, nest);
+    pp_push(c, e, col, tind, ind, ld, w);
     return c->ll;
 }
 
-/* pp_tail(Es, Col0, Col, ...) for the elements of s from position i. */
-static void pp_tail(PCtx *c, const Seq *s, size_t i, long col0, long col, long tind,
-                    long ind, long ld, int sep, long w, int nest) {
-    for (; i < s->nreg; i++) {
-        size_t e = s->at + i;
-        long ld1 = last_depth(s, i, ld);
+static void pp_push_tail(PCtx *c, size_t idx, size_t i, long col0, long col, long tind,
+                         long ind, long ld, int sep, long w, int close) {
+    Task *k = ts_push(&c->ts, PP_TAIL);
+    k->idx = idx; k->i = i; k->col0 = col0; k->col = col; k->tind = tind; k->ind = ind;
+    k->ld = ld; k->ch = (char)sep; k->w = w; k->d = close;
+}
+
+/* pp_list(L, Col0, ...) for node idx's elements from position i, then close. */
+static void pp_list(PCtx *c, size_t idx, size_t i, long col0, long tind, long ind,
+                    long ld, int sep, long w, int close) {
+    Seq s = seq_of(c, idx);
+    if (i >= s.nreg) {
+        /* the list is {dots,...} (or, impossibly, an improper tail first) */
+        pp_push_char(c, close);
+        if (s.tail == 1) ob_puts(c->out, "...");
+        else if (s.tail == 2) pp_push(c, s.at + s.nreg, col0, tind, ind, ld, w);
+        return;
+    }
+    /* the rest waits below the element; its column and width are known now */
+    Task *k = ts_push(&c->ts, PP_TAIL);
+    size_t slot = (size_t)(k - c->ts.t);
+    long we = pp_element(c, s.at + i, col0, tind, ind, last_depth(&s, i, ld), w);
+    k = &c->ts.t[slot];
+    k->idx = idx; k->i = i + 1; k->col0 = col0; k->col = col0 + we; k->tind = tind;
+    k->ind = ind; k->ld = ld; k->ch = (char)sep; k->w = w + we; k->d = close;
+}
+
+/* pp_tail: the elements from k->i that fit go on the line; at the first that
+ * does not, a new line, and the rest waits below it. */
+static void pp_tail(PCtx *c, Task k) {
+    Seq s = seq_of(c, k.idx);
+    long col = k.col, w = k.w;
+    for (size_t i = k.i; i < s.nreg; i++) {
+        size_t e = s.at + i;
+        long ld1 = last_depth(&s, i, k.ld);
         long elen = 1 + ND(e)->len;
         if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && pn_atm(c, e)) ||
             (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && pn_atm(c, e))) {
@@ -578,45 +748,101 @@ static void pp_tail(PCtx *c, const Seq *s, size_t i, long col0, long col, long t
             w += elen;
         } else {
             ob_putc(c->out, ',');
-            put_nl_ind(c, ind);
-            long we = pp_element(c, e, col0, tind, ind, ld1, 0, nest);
-            col = col0 + we;
-            w = we;
+            put_nl_ind(c, k.ind);
+            Task *r = ts_push(&c->ts, PP_TAIL);
+            size_t slot = (size_t)(r - c->ts.t);
+            long we = pp_element(c, e, k.col0, k.tind, k.ind, ld1, 0);
+            r = &c->ts.t[slot];
+            *r = k;
+            r->i = i + 1; r->col = k.col0 + we; r->w = we;
+            return;
         }
     }
-    if (s->tail == 1) {
-        ob_putc(c->out, sep);
+    pp_push_char(c, (int)k.d);
+    if (s.tail == 1) {
+        ob_putc(c->out, k.ch);
         ob_puts(c->out, "...");
-    } else if (s->tail == 2) {
-        size_t e = s->at + s->nreg;
+    } else if (s.tail == 2) {
+        size_t e = s.at + s.nreg;
         long len = ND(e)->len;
-        ob_putc(c->out, sep);
-        if (len + 1 < c->ll - col - (ld + 1) && len + 1 + w + (ld + 1) <= c->m && pn_atm(c, e)) {
+        ob_putc(c->out, k.ch);
+        if (len + 1 < c->ll - col - (k.ld + 1) && len + 1 + w + (k.ld + 1) <= c->m && pn_atm(c, e)) {
             pn_write(c, e);
         } else {
-            put_nl_ind(c, ind);
-            pp(c, e, col0, tind, ind, ld + 1, 0, nest);
+            put_nl_ind(c, k.ind);
+            pp_push(c, e, k.col0, k.tind, k.ind, k.ld + 1, 0);
         }
     }
 }
 
-/* pp_list(L, Col0, ...) for the elements of s from position i. */
-static void pp_list(PCtx *c, const Seq *s, size_t i, long col0, long tind, long ind,
-                    long ld, int sep, long w, int nest) {
-    if (i >= s->nreg) {
-        /* the list is {dots,...} (or, impossibly, an improper tail first) */
-        if (s->tail == 1) ob_puts(c->out, "...");
-        else if (s->tail == 2) pp(c, s->at + s->nreg, col0, tind, ind, ld, w, nest);
-        return;
+/* pp_pair: pushes the pair's layout, returns the width (Ll when it takes
+ * several lines). */
+static long pp_pair(PCtx *c, size_t e, long col, long tind, long ind, long ld, long w) {
+    long len = ND(e)->len;
+    if (len < c->ll - col - ld && len + w + ld <= c->m) {
+        ts_push(&c->ts, PP_WRITE)->idx = e;
+        return pn_atm_pair(c, e) ? len : c->ll;
     }
-    long we = pp_element(c, s->at + i, col0, tind, ind, last_depth(s, i, ld), w, nest);
-    pp_tail(c, s, i + 1, col0, col0 + we, tind, ind, ld, sep, w + we, nest);
+    size_t kv = ND(e)->off;
+    long i = map_value_indent(tind);
+    pp_push(c, kv + 1, col + i, tind, ind + i, ld, 0);
+    ts_push(&c->ts, PP_NL)->ind = ind + i;
+    ts_push(&c->ts, PP_STR)->s = " =>";
+    pp_push(c, kv, col, tind, ind, ld, w);
+    return c->ll;
 }
 
-static void pp(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long w, int nest) {
+/* pp_map's pairs from k.i (pp_pairs_tail), then "}" */
+static void pp_pairs(PCtx *c, Task k) {
+    Seq s = seq_of(c, k.idx);
+    long col = k.col, w = k.w;
+    for (size_t i = k.i; i < s.nreg; i++) {
+        size_t e = s.at + i;
+        long ld1 = last_depth(&s, i, k.ld);
+        long elen = 1 + ND(e)->len;
+        if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && pn_atm_pair(c, e)) ||
+            (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && pn_atm_pair(c, e))) {
+            ob_putc(c->out, ',');
+            pn_write(c, e);
+            col += elen; w += elen;
+        } else {
+            ob_putc(c->out, ',');
+            put_nl_ind(c, k.ind);
+            Task *r = ts_push(&c->ts, PP_PAIRS);
+            size_t slot = (size_t)(r - c->ts.t);
+            long pw = pp_pair(c, e, k.col0, k.tind, k.ind, ld1, 0);
+            r = &c->ts.t[slot];
+            *r = k;
+            r->i = i + 1; r->col = k.col0 + pw; r->w = pw;
+            return;
+        }
+    }
+    if (s.tail) ob_puts(c->out, ",...");
+    ob_putc(c->out, '}');
+}
+
+static void pp_map_node(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long w) {
+    Seq s = seq_of(c, idx);
+    col += 2; ind += 2; w += 1;
+    ob_puts(c->out, "#{");
+    if (s.nreg == 0) {
+        if (s.tail) ob_puts(c->out, "...");
+        ob_putc(c->out, '}');
+        return;
+    }
+    Task *r = ts_push(&c->ts, PP_PAIRS);
+    size_t slot = (size_t)(r - c->ts.t);
+    long pw = pp_pair(c, s.at, col, tind, ind, last_depth(&s, 0, ld), w);
+    r = &c->ts.t[slot];
+    r->idx = idx; r->i = 1; r->col0 = col; r->col = col + pw; r->w = pw;
+    r->tind = tind; r->ind = ind; r->ld = ld;
+}
+
+/* pp(Node, Col, Tind, Ind, LD, W) */
+static void pp_node(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long w) {
     PNode *p = ND(idx);
     if ((p->len < c->ll - col - ld && p->len + w + ld <= c->m) || p->kind == PN_LEAF ||
-        p->kind == PN_DOTS || nest > PRINT_MAX_NEST) {
+        p->kind == PN_DOTS) {
         pn_write(c, idx);
         return;
     }
@@ -624,92 +850,176 @@ static void pp(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long
         bin_pretty_layout(c->out, c->text.buf + p->off, p->n, col, c->ll, c->m, ind, ld, w);
         return;
     }
-    if (p->kind == PN_MAP) { pp_map_node(c, idx, col, tind, ind, ld, w, nest); return; }
-    Seq s = seq_of(c, idx, 0);
+    if (p->kind == PN_MAP) { pp_map_node(c, idx, col, tind, ind, ld, w); return; }
     if (p->kind == PN_LIST) {
         ob_putc(c->out, '[');
-        pp_list(c, &s, 0, col + 1, tind, ind + 1, ld, '|', w + 1, nest + 1);
-        ob_putc(c->out, ']');
+        pp_list(c, idx, 0, col + 1, tind, ind + 1, ld, '|', w + 1, ']');
         return;
     }
     ob_putc(c->out, '{');
+    Seq s = seq_of(c, idx);
     if (!p->tagged) {
-        pp_list(c, &s, 0, col + 1, tind, ind + 1, ld, ',', w + 1, nest + 1);
+        pp_list(c, idx, 0, col + 1, tind, ind + 1, ld, ',', w + 1, '}');
     } else if (s.nreg == 0) {                         /* pp_tag_tuple on dots */
-        ob_puts(c->out, "...");
+        ob_puts(c->out, "...}");
     } else {
         /* pp_tag_tuple */
         size_t tag = s.at;
         long tlen = ND(tag)->len;
         long tagind = tlen + 2, tcol = col + tagind;
         w += 1;
+        pn_write(c, tag);
         if (tind > 0 && tagind > tind) {
-            pn_write(c, tag);
-            pp_tail(c, &s, 1, col + tind, tcol, tind, ind + tind, ld, ',', w + tlen, nest + 1);
+            pp_push_tail(c, idx, 1, col + tind, tcol, tind, ind + tind, ld, ',', w + tlen, '}');
         } else {
-            pn_write(c, tag);
             ob_putc(c->out, ',');
-            pp_list(c, &s, 1, tcol, tind, ind + tagind, ld, ',', w + tlen + 1, nest + 1);
+            pp_list(c, idx, 1, tcol, tind, ind + tagind, ld, ',', w + tlen + 1, '}');
         }
     }
-    ob_putc(c->out, '}');
 }
 
-/* cind: can the layout with tag indentation `ind` be done? 0 = no_good. */
-static int cind(PCtx *c, size_t idx, long col, long ind, long ld, long w, int nest);
+static void pp(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long w) {
+    TaskStack *s = &c->ts;
+    pp_push(c, idx, col, tind, ind, ld, w);
+    while (s->n) {
+        Task k = s->t[--s->n];
+        switch (k.op) {
+        case PP_NODE: pp_node(c, k.idx, k.col, k.tind, k.ind, k.ld, k.w); break;
+        case PP_WRITE: pn_write(c, k.idx); break;
+        case PP_CHAR: ob_putc(c->out, k.ch); break;
+        case PP_STR: ob_puts(c->out, k.s); break;
+        case PP_NL: put_nl_ind(c, k.ind); break;
+        case PP_TAIL: pp_tail(c, k); break;
+        case PP_PAIRS: pp_pairs(c, k); break;
+        }
+    }
+}
 
-static int cind_element(PCtx *c, size_t e, long col, long ind, long ld, long w, long *we, int nest) {
+/* cind: can the layout with tag indentation `ind` be done? Every check
+ * must pass, and any failure (no_good) fails the whole, so the tasks are
+ * the checks still to make, each with the column and width it will have:
+ * C_NODE is cind, C_TAIL cind_tail from position i, C_PAIRS
+ * cind_pairs_tail from position i. */
+enum { C_NODE, C_TAIL, C_PAIRS };
+
+static void c_push(PCtx *c, size_t idx, long col, long ind, long ld, long w) {
+    Task *k = ts_push(&c->ts, C_NODE);
+    k->idx = idx; k->col = col; k->ind = ind; k->ld = ld; k->w = w;
+}
+static void c_push_rest(PCtx *c, int op, size_t idx, size_t i, long col0, long col, long ind,
+                        long ld, long w) {
+    Task *k = ts_push(&c->ts, op);
+    k->idx = idx; k->i = i; k->col0 = col0; k->col = col; k->ind = ind; k->ld = ld; k->w = w;
+}
+
+/* cind_element: pushes the check, returns the width it leaves */
+static long cind_element(PCtx *c, size_t e, long col, long ind, long ld, long w) {
     long len = ND(e)->len;
-    if (len < c->ll - col - ld && len + w + ld <= c->m && pn_atm(c, e)) { *we = len; return 1; }
-    if (!cind(c, e, col, ind, ld, w, nest)) return 0;
-    *we = c->ll;
-    return 1;
+    if (len < c->ll - col - ld && len + w + ld <= c->m && pn_atm(c, e)) return len;
+    c_push(c, e, col, ind, ld, w);
+    return c->ll;
 }
 
-static int cind_tail(PCtx *c, const Seq *s, size_t i, long col0, long col, long ind,
-                     long ld, long w, int nest) {
-    for (; i < s->nreg; i++) {
-        size_t e = s->at + i;
-        long ld1 = last_depth(s, i, ld);
+static void cind_list(PCtx *c, size_t idx, size_t i, long col0, long ind, long ld, long w) {
+    Seq s = seq_of(c, idx);
+    if (i >= s.nreg) {
+        if (s.tail == 2) c_push(c, s.at + s.nreg, col0, ind, ld, w);
+        return;
+    }
+    Task *r = ts_push(&c->ts, C_TAIL);
+    size_t slot = (size_t)(r - c->ts.t);
+    long we = cind_element(c, s.at + i, col0, ind, last_depth(&s, i, ld), w);
+    r = &c->ts.t[slot];
+    r->idx = idx; r->i = i + 1; r->col0 = col0; r->col = col0 + we; r->ind = ind;
+    r->ld = ld; r->w = w + we;
+}
+
+static int cind_tail(PCtx *c, Task k) {
+    Seq s = seq_of(c, k.idx);
+    long col = k.col, w = k.w;
+    for (size_t i = k.i; i < s.nreg; i++) {
+        size_t e = s.at + i;
+        long ld1 = last_depth(&s, i, k.ld);
         long elen = 1 + ND(e)->len;
         if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && pn_atm(c, e)) ||
             (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && pn_atm(c, e))) {
             col += elen;
             w += elen;
         } else {
-            long we;
-            if (!cind_element(c, e, col0, ind, ld1, 0, &we, nest)) return 0;
-            col = col0 + we;
-            w = we;
+            Task *r = ts_push(&c->ts, C_TAIL);
+            size_t slot = (size_t)(r - c->ts.t);
+            long we = cind_element(c, e, k.col0, k.ind, ld1, 0);
+            r = &c->ts.t[slot];
+            *r = k;
+            r->i = i + 1; r->col = k.col0 + we; r->w = we;
+            return 1;
         }
     }
-    if (s->tail == 2) {
-        size_t e = s->at + s->nreg;
+    if (s.tail == 2) {
+        size_t e = s.at + s.nreg;
         long len = ND(e)->len;
-        if (len + 1 < c->ll - col - (ld + 1) && len + 1 + w + (ld + 1) <= c->m && pn_atm(c, e))
+        if (len + 1 < c->ll - col - (k.ld + 1) && len + 1 + w + (k.ld + 1) <= c->m && pn_atm(c, e))
             return 1;
-        return cind(c, e, col, ind, ld + 1, 0, nest);
+        c_push(c, e, col, k.ind, k.ld + 1, 0);
     }
     return 1;
 }
 
-static int cind_list(PCtx *c, const Seq *s, size_t i, long col0, long ind, long ld, long w, int nest) {
-    if (i >= s->nreg) {
-        if (s->tail == 2) return cind(c, s->at + s->nreg, col0, ind, ld, w, nest);
-        return 1;
-    }
-    long we;
-    if (!cind_element(c, s->at + i, col0, ind, last_depth(s, i, ld), w, &we, nest)) return 0;
-    return cind_tail(c, s, i + 1, col0, col0 + we, ind, ld, w + we, nest);
+/* cind_pair: pushes the checks, returns the width (0 never: no_good comes
+ * from the pushed checks) */
+static long cind_pair(PCtx *c, size_t e, long col, long ind, long ld, long w) {
+    long len = ND(e)->len;
+    if (len < c->ll - col - ld && len + w + ld <= c->m) return pn_atm_pair(c, e) ? len : c->ll;
+    size_t kv = ND(e)->off;
+    c_push(c, kv + 1, col + map_value_indent(ind), ind, ld, 0);
+    c_push(c, kv, col, ind, ld, w);
+    return c->ll;
 }
 
-static int cind(PCtx *c, size_t idx, long col, long ind, long ld, long w, int nest) {
+static void cind_pairs(PCtx *c, Task k) {
+    Seq s = seq_of(c, k.idx);
+    long col = k.col, w = k.w;
+    for (size_t i = k.i; i < s.nreg; i++) {
+        size_t e = s.at + i;
+        long ld1 = last_depth(&s, i, k.ld);
+        long elen = 1 + ND(e)->len;
+        if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && pn_atm_pair(c, e)) ||
+            (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && pn_atm_pair(c, e))) {
+            col += elen; w += elen;
+        } else {
+            Task *r = ts_push(&c->ts, C_PAIRS);
+            size_t slot = (size_t)(r - c->ts.t);
+            long pw = cind_pair(c, e, k.col0, k.ind, ld1, 0);
+            r = &c->ts.t[slot];
+            *r = k;
+            r->i = i + 1; r->col = k.col0 + pw; r->w = pw;
+            return;
+        }
+    }
+}
+
+/* cind(Node, Col, Ind, LD, W) for one node: 0 when no_good right here,
+ * else 1 with the checks of its parts pushed. */
+static int cind_node(PCtx *c, size_t idx, long col, long ind, long ld, long w) {
     PNode *p = ND(idx);
     if (p->len < c->ll - col - ld && p->len + w + ld <= c->m) return 1;
-    if (p->kind == PN_LEAF || p->kind == PN_DOTS || p->kind == PN_BIN || nest > PRINT_MAX_NEST) return 1;
-    if (p->kind == PN_MAP) return cind_map_node(c, idx, col, ind, ld, w, nest);
-    Seq s = seq_of(c, idx, 0);
-    if (p->kind == PN_LIST || !p->tagged) return cind_list(c, &s, 0, col + 1, ind, ld, w + 1, nest + 1);
+    if (p->kind == PN_LEAF || p->kind == PN_DOTS || p->kind == PN_BIN) return 1;
+    Seq s = seq_of(c, idx);
+    if (p->kind == PN_MAP) {                                  /* cind_map */
+        col += 2; w += 2;
+        if (s.nreg == 0) return 1;
+        Task *r = ts_push(&c->ts, C_PAIRS);
+        size_t slot = (size_t)(r - c->ts.t);
+        long pw = cind_pair(c, s.at, col, ind, last_depth(&s, 0, ld), w);
+        r = &c->ts.t[slot];
+        r->idx = idx; r->i = 1; r->col0 = col; r->col = col + pw; r->ind = ind;
+        r->ld = ld; r->w = w + pw;
+        return 1;
+    }
+    if (p->kind == PN_LIST || !p->tagged) {
+        cind_list(c, idx, 0, col + 1, ind, ld, w + 1);
+        return 1;
+    }
     /* cind_tag_tuple */
     if (s.nreg == 0) return 1;
     w += 1;
@@ -717,163 +1027,34 @@ static int cind(PCtx *c, size_t idx, long col, long ind, long ld, long w, int ne
     long tagind = tlen + 2, tcol = col + tagind;
     if (ind > 0 && tagind > ind) {
         long col1 = col + ind;
-        if (c->m + col1 <= c->ll || col1 <= c->ll / 2)
-            return cind_tail(c, &s, 1, col1, tcol, ind, ld, w + tlen, nest + 1);
+        if (c->m + col1 <= c->ll || col1 <= c->ll / 2) {
+            c_push_rest(c, C_TAIL, idx, 1, col1, tcol, ind, ld, w + tlen);
+            return 1;
+        }
         return 0;
     }
-    if (c->m + tcol < c->ll || tcol < c->ll / 2)
-        return cind_list(c, &s, 1, tcol, ind, ld, w + tlen + 1, nest + 1);
+    if (c->m + tcol < c->ll || tcol < c->ll / 2) {
+        cind_list(c, idx, 1, tcol, ind, ld, w + tlen + 1);
+        return 1;
+    }
     return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* maps in ~p: io_lib_pretty's print_length_map, pp_map and cind_map   */
-/* ------------------------------------------------------------------ */
-
-static void pn_build_map(PCtx *c, size_t idx, Term t, long d, int strings, int nest) {
-    UWord n = map_size(t);
-    if (n == 0 || d == 1) {
-        pn_leaf_begin(c, idx); ob_puts(&c->text, n == 0 ? "#{}" : "#{...}"); pn_leaf_end(c, idx);
-        return;
-    }
-    /* print_length_map_pairs: the pair at position i is dots when D - i == 1 */
-    size_t k = 0;
-    int dots = 0;
-    for (UWord i = 0; i < n; i++, k++)
-        if (d - (long)i == 1) { dots = 1; break; }
-    size_t at = pn_reserve(c, k + (size_t)dots);
-    long len = 3;
-    uint32_t *order = map_walk_order(t, MAP_WALK_ITER);      /* maps:iterator's order */
-    for (size_t i = 0; i < k; i++) {
-        size_t kv = pn_reserve(c, 2);
-        UWord j = map_walk_at(order, i);
-        pn_build(c, kv, map_keys(t)[j], d - 1, strings, nest + 1);
-        pn_build(c, kv + 1, map_vals(t)[j], d - 1, strings, nest + 1);
-        PNode *q = &c->nodes[at + i];
-        q->kind = PN_PAIR; q->tagged = q->has_tail = 0;
-        q->off = kv; q->n = 2;
-        q->len = c->nodes[kv].len + 4 + c->nodes[kv + 1].len;
-        len += q->len + (i > 0);
-    }
-    free(order);
-    if (dots) {
-        PNode *q = &c->nodes[at + k];
-        q->kind = PN_DOTS; q->len = 3; q->n = 0; q->off = 0; q->tagged = q->has_tail = 0;
-        len += 3 + (k > 0);
-    }
-    PNode *p = &c->nodes[idx];
-    p->kind = PN_MAP; p->tagged = 0; p->has_tail = (unsigned char)dots;
-    p->off = at; p->n = k + (size_t)dots; p->len = len;
-}
-
-static void pn_write_map(PCtx *c, size_t idx) {
-    PNode *p = ND(idx);
-    if (p->kind == PN_PAIR) {
-        size_t kv = p->off;
-        pn_write(c, kv);
-        ob_puts(c->out, " => ");
-        pn_write(c, kv + 1);
-        return;
-    }
-    size_t at = p->off, n = p->n;
-    ob_puts(c->out, "#{");
-    for (size_t i = 0; i < n; i++) {
-        if (i > 0) ob_putc(c->out, ',');
-        pn_write(c, at + i);
-    }
-    ob_putc(c->out, '}');
-}
-
-/* ?ATM_PAIR: key and value are both plain text */
-static int pn_atm_pair(PCtx *c, size_t e) {
-    size_t kv = ND(e)->off;
-    return ND(kv)->kind == PN_LEAF && ND(kv + 1)->kind == PN_LEAF;
-}
-
-static long map_value_indent(long tind) { return tind > 0 ? tind : 4; }
-
-/* pp_pair: returns the width used (Ll when it took several lines) */
-static long pp_pair(PCtx *c, size_t e, long col, long tind, long ind, long ld, long w, int nest) {
-    long len = ND(e)->len;
-    if (len < c->ll - col - ld && len + w + ld <= c->m) {
-        pn_write_map(c, e);
-        return pn_atm_pair(c, e) ? len : c->ll;
-    }
-    size_t kv = ND(e)->off;
-    long i = map_value_indent(tind);
-    pp(c, kv, col, tind, ind, ld, w, nest);
-    ob_puts(c->out, " =>");
-    put_nl_ind(c, ind + i);
-    pp(c, kv + 1, col + i, tind, ind + i, ld, 0, nest);
-    return c->ll;
-}
-
-static void pp_map_node(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long w, int nest) {
-    Seq s = seq_of(c, idx, 0);
-    col += 2; ind += 2; w += 1; nest++;
-    ob_puts(c->out, "#{");
-    if (s.nreg == 0) {
-        if (s.tail) ob_puts(c->out, "...");
-    } else {
-        long pw = pp_pair(c, s.at, col, tind, ind, last_depth(&s, 0, ld), w, nest);
-        long col0 = col;
-        col = col0 + pw; w = pw;
-        for (size_t i = 1; i < s.nreg; i++) {             /* pp_pairs_tail */
-            size_t e = s.at + i;
-            long ld1 = last_depth(&s, i, ld);
-            long elen = 1 + ND(e)->len;
-            if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && pn_atm_pair(c, e)) ||
-                (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && pn_atm_pair(c, e))) {
-                ob_putc(c->out, ',');
-                pn_write_map(c, e);
-                col += elen; w += elen;
-            } else {
-                ob_putc(c->out, ',');
-                put_nl_ind(c, ind);
-                pw = pp_pair(c, e, col0, tind, ind, ld1, 0, nest);
-                col = col0 + pw; w = pw;
-            }
-        }
-        if (s.tail) ob_puts(c->out, ",...");
-    }
-    ob_putc(c->out, '}');
-}
-
-/* cind_pair: 0 = no_good, else *pw is the width */
-static int cind_pair(PCtx *c, size_t e, long col, long ind, long ld, long w, long *pw, int nest) {
-    long len = ND(e)->len;
-    if (len < c->ll - col - ld && len + w + ld <= c->m) {
-        *pw = pn_atm_pair(c, e) ? len : c->ll;
-        return 1;
-    }
-    size_t kv = ND(e)->off;
-    if (!cind(c, kv, col, ind, ld, w, nest)) return 0;
-    if (!cind(c, kv + 1, col + map_value_indent(ind), ind, ld, 0, nest)) return 0;
-    *pw = c->ll;
-    return 1;
-}
-
-static int cind_map_node(PCtx *c, size_t idx, long col, long ind, long ld, long w, int nest) {
-    Seq s = seq_of(c, idx, 0);
-    col += 2; w += 2; nest++;
-    if (s.nreg == 0) return 1;
-    long pw;
-    if (!cind_pair(c, s.at, col, ind, last_depth(&s, 0, ld), w, &pw, nest)) return 0;
-    long col0 = col;
-    col = col0 + pw; w += pw;
-    for (size_t i = 1; i < s.nreg; i++) {                 /* cind_pairs_tail */
-        size_t e = s.at + i;
-        long ld1 = last_depth(&s, i, ld);
-        long elen = 1 + ND(e)->len;
-        if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && pn_atm_pair(c, e)) ||
-            (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && pn_atm_pair(c, e))) {
-            col += elen; w += elen;
-        } else {
-            if (!cind_pair(c, e, col0, ind, ld1, 0, &pw, nest)) return 0;
-            col = col0 + pw; w = pw;
+static int cind(PCtx *c, size_t idx, long col, long ind, long ld, long w) {
+    TaskStack *s = &c->ts;
+    size_t base = s->n;
+    c_push(c, idx, col, ind, ld, w);
+    int ok = 1;
+    while (ok && s->n > base) {
+        Task k = s->t[--s->n];
+        switch (k.op) {
+        case C_NODE: ok = cind_node(c, k.idx, k.col, k.ind, k.ld, k.w); break;
+        case C_TAIL: ok = cind_tail(c, k); break;
+        case C_PAIRS: cind_pairs(c, k); break;
         }
     }
-    return 1;
+    s->n = base;
+    return ok;
 }
 
 void print_pretty(OutBuf *b, Term t, long col, long ll, long depth, int strings) {
@@ -883,24 +1064,28 @@ void print_pretty(OutBuf *b, Term t, long col, long ll, long depth, int strings)
     PCtx c;
     memset(&c, 0, sizeof c);
     ob_init(&c.text);
+    ts_init(&c.ts);
     c.out = b;
     c.ll = ll;
+    c.strings = strings;
     size_t root = pn_reserve(&c, 1);
-    pn_build(&c, root, t, depth, strings, 0);
+    pn_build(&c, root, t, depth);
     c.m = c.nodes[root].len;
     if (ll == 0 || c.m < ll - col) {
         pn_write(&c, root);
     } else {
         long tind = 1;
-        if (cind(&c, root, col, -1, 0, 0, 0)) tind = -1;
-        else if (cind(&c, root, col, 4, 0, 0, 0)) tind = 4;
-        pp(&c, root, col, tind, col - 1, 0, 0, 0);
+        if (cind(&c, root, col, -1, 0, 0)) tind = -1;
+        else if (cind(&c, root, col, 4, 0, 0)) tind = 4;
+        pp(&c, root, col, tind, col - 1, 0, 0);
     }
+    ts_free(&c.ts);
+    map_order_cache_free(c.orders);
     ob_free(&c.text);
     free(c.nodes);
 }
 
 void print_term(OutBuf *b, Term t, int mode) {
     if (mode == PRINT_PRINT) print_pretty(b, t, 1, 80, -1, 1);
-    else write_rec(b, t, -1, 0, 0);
+    else write_term(b, t, -1, 0);
 }

@@ -3,9 +3,9 @@
  *
  * Characters are written as bytes: codes 0..255 as one byte (Latin-1, as
  * Erlang writes to a Latin-1 standard output), larger codes as UTF-8.
- * List tails are walked iteratively (a million-element list needs no C
- * recursion); nested heads and tuple elements recurse, with a nesting cap
- * (PRINT_MAX_NEST) beyond which "..." is printed. */
+ * Every walk keeps its pending work on a heap-allocated task stack, never
+ * on the C stack, so a term nested a million deep prints in full, as in
+ * OTP. */
 #ifndef MINI_PRINT_H
 #define MINI_PRINT_H
 
@@ -13,7 +13,6 @@
 #include "outbuf.h"
 
 enum { PRINT_WRITE = 0, PRINT_PRINT = 1 };
-#define PRINT_MAX_NEST 1000   /* ~300 bytes of C stack per level at most */
 
 /* ~w (mode PRINT_WRITE) or ~p at column 1, line length 80 (PRINT_PRINT). */
 void print_term(OutBuf *b, Term t, int mode);

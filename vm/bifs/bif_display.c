@@ -15,6 +15,10 @@
 #include "print.h"
 #include "format.h"
 
+/* erlang:display/1 is a debugging aid: it recurses, bounded at this depth
+ * (about 300 bytes of C stack a level), and prints "..." below it. */
+#define DISPLAY_MAX_NEST 1000
+
 static int display_string_char(Term c) {
     if (!is_small(c)) return 0;
     SWord v = small_val(c);
@@ -22,7 +26,7 @@ static int display_string_char(Term c) {
 }
 
 static void display_rec(OutBuf *b, Term t, int nest) {
-    if (nest > PRINT_MAX_NEST) { ob_puts(b, "..."); return; }
+    if (nest > DISPLAY_MAX_NEST) { ob_puts(b, "..."); return; }
     if (is_float(t)) { ob_printf(b, "%e", float_val(t)); return; }
     if (is_list(t)) {
         Term l = t;

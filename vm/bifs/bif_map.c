@@ -196,7 +196,8 @@ Term bif_maps_merge_2(Process *p, Term *args) {
 static Term select_keys(Process *p, Term *args, int with) {
     Term ks = args[0], m = args[1];
     CHECK_MAP(m);
-    if (list_len(ks) < 0) BIF_ERROR(p, AM_badarg);
+    /* OTP walks the list in Erlang: an improper tail fails its clauses */
+    if (list_len(ks) < 0) BIF_ERROR(p, is_list(ks) ? ATOM_TERM(function_clause) : AM_badarg);
     UWord n = map_size(m);
     unsigned char *keep = xmalloc(n);
     memset(keep, with ? 0 : 1, n);

@@ -162,6 +162,8 @@ static int unit_per_second(Term unit, int64_t *per) {
 
 static Term in_unit(Process *p, int64_t ns, Term unit) {
     int64_t per;
+    if (is_big(unit) && !big_is_neg(unit) && ns >= 0)    /* parts per second past 2^60, as OTP */
+        return arith_idiv(p, arith_mul(p, make_integer(p, ns), unit), make_integer(p, 1000000000));
     if (!unit_per_second(unit, &per)) BIF_ERROR(p, AM_badarg);
     /* floor division, as erlang:convert_time_unit */
     __int128 v = (__int128)ns * per;
