@@ -190,6 +190,19 @@ static Term module_item(Process *p, LoadedModule *m, Term item) {
             }
             l = cons(p, tuple2(p, fi->name, make_small(fi->arity)), l);
         }
+        /* the module's BIFs (math's are all BIFs), as OTP lists them,
+         * unless the module's code exports that function itself;
+         * names starting with '$' are the runtime's own */
+        size_t mlen;
+        const char *mname = atom_name(m->name, &mlen);
+        for (int i = bif_count - 1; i >= 0; i--) {
+            const BifEntry *b = &bif_table[i];
+            if (strlen(b->module) != mlen || memcmp(b->module, mname, mlen) != 0 || b->name[0] == '$') continue;
+            Term name = atom_intern_cstr(b->name);
+            const Instr *c = export_code(export_get(m->name, name, b->arity));
+            if (c && c >= m->code && c < m->code + m->ncode) continue;
+            l = cons(p, tuple2(p, name, make_small(b->arity)), l);
+        }
         return l;
     }
     if (item == atom_intern_cstr("attributes") || item == atom_intern_cstr("compile")) return NIL;
