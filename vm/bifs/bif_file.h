@@ -21,4 +21,8 @@ int file_name(OutBuf *b, Term t);
  * UTF-8 stands for itself), as Erlang returns file names. */
 Term file_text_to_list(Process *p, const char *s, size_t n);
 
+/* Holds (1) or lets go (0) the environment's lock for reading: the spawn
+ * driver copies `environ` for a program under it (bif_os.c). */
+void os_env_read_lock(int lock);
+
 #endif

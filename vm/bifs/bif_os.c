@@ -16,6 +16,11 @@
 extern char **environ;
 static pthread_rwlock_t env_lock = PTHREAD_RWLOCK_INITIALIZER;
 
+void os_env_read_lock(int lock) {
+    if (lock) pthread_rwlock_rdlock(&env_lock);
+    else pthread_rwlock_unlock(&env_lock);
+}
+
 /* A variable name or value: a string (Erlang accepts no atoms here), as
  * UTF-8 in b; -1 if it is not one. */
 static int env_text(OutBuf *b, Term t) {

@@ -129,12 +129,14 @@ int driver_async(DrvPort *port, void (*work)(void *data), void *data, void (*fre
  * an async completion does, and the port calls ready_input / ready_output
  * on a scheduler. Level-triggered: the driver reads until EAGAIN, and the
  * call stays on until it is turned off. A driver turns off all its fds in
- * stop(). Returns 0, or -1 with errno set (ENOSYS: no poller linked in).
+ * stop(). Reported once, re-armed after the callback returns (poll.c).
+ * Returns 0, or -1 with errno set (ENOSYS: no poller could start; EBUSY:
+ * another port's fd; EPERM: a regular file).
  * While a port waits for an fd, the run is not deadlocked. */
 int driver_select(DrvPort *port, int fd, int mode, int on);
 /* For the poller (any thread): fd of port is ready for mode. The poller
- * must not call it once stop() has turned the fd off (it keeps a reference
- * on the port's record, proc_lookup_port, while an fd is registered). */
+ * never calls it once stop() has turned the fd off: it pushes under the
+ * lock that driver_select takes (poll.c), so the port's record lives. */
 void port_io_ready(DrvPort *port, int fd, int mode);
 
 #endif

@@ -7,11 +7,13 @@
 
 #include "port.h"
 
-extern const DrvEntry drv_echo, drv_textscan;
+extern const DrvEntry drv_echo, drv_textscan, drv_spawn, drv_spawn_executable;
 
 static const DrvEntry *const drivers[] = {
     &drv_echo,
     &drv_textscan,
+    &drv_spawn,
+    &drv_spawn_executable,
 };
 #define NDRIVERS (sizeof drivers / sizeof drivers[0])
 static int unavailable[NDRIVERS];            /* init() said no */

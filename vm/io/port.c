@@ -80,6 +80,7 @@ static void close_locked(struct Port *pt, Term reason) {
     atomic_store(&pt->state, PORT_CLOSED);
     if (pt->drv->stop) pt->drv->stop(pt->drv_data);
     pt->drv_data = NULL;
+    poll_port_closed(pt);
     scratch_reset(pt->proc);
     proc_table_remove(pt->proc);
     proc_signal_links_exit(pt->proc, reason);
@@ -515,6 +516,9 @@ static void on_io_ready(struct Port *pt, Message *m) {
     if ((mode & DRV_WRITE) && pt->drv->ready_output && pt->state == PORT_OPEN)
         pt->drv->ready_output(pt->drv_data, fd);
     cb_end(pt);
+    /* the fd was disarmed when reported (poll.c): arm it again, so that
+     * what the callback left unread is reported once more */
+    poll_io_done(pt, fd);
 }
 
 int port_task_run(Process *pp) {

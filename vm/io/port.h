@@ -38,6 +38,7 @@ struct Port {
     long os_pid;               /* port_info os_pid; -1: undefined */
     UWord input, output;       /* bytes to and from the driver */
     char *name;                /* port_info name: the command given */
+    int nselect;               /* fds it has selected (poll.c, its lock) */
 };
 
 /* open_port/2. Returns the port, or THE_NON_VALUE with the error set on p. */
@@ -72,6 +73,14 @@ void async_init(int n);
 int async_thread_count(void);
 void async_submit(unsigned key, Message *job);
 void async_shutdown(void);
+
+/* The poller (poll.c). poll_io_done re-arms fd once the port's callback
+ * for its readiness has run; poll_port_closed drops whatever fds a stopped
+ * driver left selected; poll_reap_orphan hands over a program whose port
+ * has gone (its pid, and its pidfd or -1), so that the poller reaps it. */
+void poll_io_done(struct Port *port, int fd);
+void poll_port_closed(struct Port *port);
+void poll_reap_orphan(long pid, int pidfd);
 
 /* The layout of an async job's block (a Message of kind SIG_PORT_ASYNC):
  * one allocation from submit to completion; its `next` links it into the
