@@ -1,10 +1,8 @@
-#!/bin/sh
-# report_filter.sh < TEXT -- keeps only the logger-style report blocks of TEXT
+# report_filter.awk -- keeps only the logger-style report blocks of its input
 # (from a `=... REPORT====` line to the blank line after it), without what
 # differs from run to run or between Mini and Erlang/OTP: timestamps, pids, the
 # lines of stack frames and process sizes, and OTP's `** Client ... stacktrace`
-# part (Mini has no current_stacktrace).
-awk '
+# part (Mini has no current_stacktrace). Used by kvstore.sh and otp_reports.sh.
 /^=[A-Z]+ REPORT==== / { inrep = 1; client = 0; sub(/==== .*/, "===="); print; next }
 inrep && /^$/ { inrep = 0; print; next }
 !inrep { next }
@@ -12,4 +10,3 @@ inrep && /^$/ { inrep = 0; print; next }
 client { next }
 /in function|in call from|heap_size:|stack_size:|reductions:/ { next }
 { gsub(/<[0-9]+\.[0-9]+\.[0-9]+>/, "<PID>"); print }
-'
