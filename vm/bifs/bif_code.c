@@ -240,3 +240,18 @@ Term bif_loaded_0(Process *p, Term *args) {
     for (int i = 0; (m = module_nth(i)) != NULL; i++) l = cons(p, m->name, l);
     return l;
 }
+
+/* code:get_path(): the folders modules are looked for in, in search order
+ * (the current directory, each -pa folder, then stdlib/ and examples/);
+ * application reads NAME.app files from them. */
+Term bif_code_get_path_0(Process *p, Term *args) {
+    (void)args;
+    int n = 0;
+    while (module_path_nth(n)) n++;
+    Term l = NIL;
+    for (int i = n - 1; i >= 0; i--) {
+        const char *dir = module_path_nth(i);
+        l = cons(p, chars_to_term_list(p, dir, strlen(dir)), l);
+    }
+    return l;
+}
