@@ -16,7 +16,7 @@ BUILD := build/$(MODE)$(if $(GC_STRESS),-gcstress)$(if $(SAN),-san)$(if $(TSAN),
 # The runtime's core is vm/ itself; its rooms are vm/bifs (the built-in
 # functions), vm/shell (the shell and the `mini` command), vm/io (async
 # threads and ports) and vm/dist (networking and distribution).
-VM_DIRS := vm vm/bifs vm/shell vm/io vm/dist
+VM_DIRS := vm vm/bifs vm/shell vm/io vm/dist vm/ets
 CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -pthread -DGC_THREADS -MMD -MP -iquote compiler \
                  $(addprefix -iquote ,$(VM_DIRS)) -iquote $(BUILD)/gen
 ifeq ($(MODE),debug)
