@@ -125,7 +125,7 @@ check-smp: deps
 	  MINI_FLAGS="$$f" ONLY='port_*' sh tests/run.sh $(BIN) $(BUILD)/tests || exit 1; done
 
 # The concurrency tests under ThreadSanitizer: the threaded unit tests (the
-# mailbox, the pid table, the block pool), then the process tests with 2 and 4 schedulers;
+# mailbox, the pid table, the block pool), then the process and ETS tests with 2 and 4 schedulers;
 # any report fails the test.
 check-tsan: deps
 	@$(MAKE) --no-print-directory TSAN=1 all unit
@@ -134,6 +134,9 @@ check-tsan: deps
 	  TSAN_OPTIONS="report_signal_unsafe=0" build/release-tsan/tests/$$t || exit 1; done
 	@for s in 2 4; do echo "== ThreadSanitizer, +S $$s"; \
 	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="+S $$s" ONLY='proc_*' SAN_CHECK=1 \
+	  sh tests/run.sh bin/mini-release-tsan build/release-tsan/tests || exit 1; done
+	@for s in 2 4; do echo "== ThreadSanitizer, ETS, +S $$s"; \
+	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="+S $$s" ONLY='ets_*' SAN_CHECK=1 \
 	  sh tests/run.sh bin/mini-release-tsan build/release-tsan/tests || exit 1; done
 	@for f in "+S 2 +A 2" "+S 4 +A 4" "-smp disable +A 2"; do echo "== ThreadSanitizer, ports, $$f"; \
 	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="$$f" ONLY='port_*' SAN_CHECK=1 \
