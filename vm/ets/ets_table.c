@@ -485,14 +485,6 @@ void ets_stripe_clear(EtsTable *t, EtsStripe *s)
 
 /* ---- walking ---- */
 
-static int tree_each(EtsTable *t, EtsStripe *s, EtsObj *n, int reverse, EtsVisit fn, void *ctx)
-{
-    if (!n) return 0;
-    EtsObj *first = reverse ? n->right : n->left, *second = reverse ? n->left : n->right;
-    if (tree_each(t, s, first, reverse, fn, ctx)) return 1;
-    return fn(t, s, n, ctx) || tree_each(t, s, second, reverse, fn, ctx);
-}
-
 int ets_stripe_each(EtsTable *t, EtsStripe *s, int reverse, EtsVisit fn, void *ctx)
 {
     if (t->type == ETS_ORDERED_SET) {
@@ -505,7 +497,6 @@ int ets_stripe_each(EtsTable *t, EtsStripe *s, int reverse, EtsVisit fn, void *c
             if (fn(t, s, n, ctx)) return 1;
             n = nx;
         }
-        (void)tree_each;
         return 0;
     }
     for (size_t i = 0; i < s->nbuckets; i++)
