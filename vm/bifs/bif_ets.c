@@ -165,7 +165,7 @@ static Term lookup_list(Process *p, EtsTable *t, EtsStripe *s, Term key, uint32_
     Term res = NIL, *tailp = &res;
     for (;;) {
         Term *hp = heap_alloc(p, 2);
-        hp[0] = ets_copy_out(p, o->term);
+        hp[0] = ets_copy_out_obj(p, o);
         hp[1] = NIL;
         *tailp = make_list(hp);
         tailp = &hp[1];
@@ -306,10 +306,12 @@ static void replace_obj(EtsTable *t, EtsStripe *s, EtsObj *o, Term *vals, UWord 
 {
     int inplace = o != NULL;
     for (UWord i = 0; inplace && i < n; i++)
-        if (vals[i] != tuple_elems(o->term)[i] && !is_immed(vals[i])) inplace = 0;
+        if (vals[i] != tuple_elems(o->term)[i] && (!is_immed(vals[i]) || !is_immed(tuple_elems(o->term)[i])))
+            inplace = 0;
     if (inplace) {
-        /* immediates only: written over the stored words, under the write
-         * lock, so no reader sees half of it */
+        /* an immediate over an immediate: written over the stored word,
+         * under the write lock, so no reader sees half of it; the object's
+         * size and binaries stay as they were */
         for (UWord i = 0; i < n; i++) tuple_elems(o->term)[i] = vals[i];
         return;
     }
@@ -497,7 +499,7 @@ static int sel_visit(EtsTable *t, EtsStripe *s, EtsObj *o, void *vc)
             if (!nr) { c->oom = 1; return 1; }
             c->res = nr; c->cap = cap;
         }
-        c->res[c->n++] = ets_copy_out(c->p, r);
+        c->res[c->n++] = r == o->term ? ets_copy_out_obj(c->p, o) : ets_copy_out(c->p, r);
     } else if (r == AM_true) {
         c->count++;
         if (c->mode == SEL_DELETE) ets_stripe_remove(t, s, o);

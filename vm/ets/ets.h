@@ -30,7 +30,8 @@ typedef struct EtsObj {
     struct EtsObj *left, *right; /* AVL children (ordered_set)               */
     int height;
     uint32_t hash;
-    size_t words;                /* of data[]                                */
+    uint32_t bins;               /* ProcBins in data[] (0: a copy-out need not adopt) */
+    size_t words;                /* of data[]: the copy size of the whole term */
     Term term;                   /* the tuple, inside data[]                 */
     Term data[];
 } EtsObj;
@@ -95,6 +96,8 @@ EtsObj *ets_obj_new(Term obj, uint32_t hash);
 void ets_obj_free(EtsObj *o);
 /* A copy of the stored term on p's heap (its binaries adopted by p). */
 Term ets_copy_out(Process *p, Term t);
+/* The same for a whole object, with its size and binaries known. */
+Term ets_copy_out_obj(Process *p, const EtsObj *o);
 
 /* The stripe a key lives in. */
 static inline EtsStripe *ets_stripe(EtsTable *t, uint32_t hash)

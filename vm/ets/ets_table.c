@@ -234,7 +234,9 @@ EtsObj *ets_obj_new(Term obj, uint32_t hash)
     o->height = 1;
     o->hash = hash;
     o->words = n;
-    o->term = copy_term(obj, o->data);
+    size_t bins = 0;
+    o->term = copy_term_bins(obj, o->data, &bins);
+    o->bins = (uint32_t)(bins > UINT32_MAX ? UINT32_MAX : bins);
     return o;
 }
 
@@ -251,6 +253,14 @@ Term ets_copy_out(Process *p, Term t)
     Term *hp = heap_alloc(p, n);
     Term c = copy_term(t, hp);
     binary_adopt(p, hp, hp + n);
+    return c;
+}
+
+Term ets_copy_out_obj(Process *p, const EtsObj *o)
+{
+    Term *hp = heap_alloc(p, o->words);
+    Term c = copy_term(o->term, hp);
+    if (o->bins) binary_adopt(p, hp, hp + o->words);
     return c;
 }
 
