@@ -13,13 +13,13 @@ MINI=${MINI:-bin/mini}
 RUNS=${RUNS:-3}; N=${N:-1000000}
 [ "${1:-}" = quick ] && { RUNS=1; N=200000; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-cp bench/ets.mini "$tmp/ets_bench.erl"
+cp bench/ets_bench.mini "$tmp/ets_bench.erl"
 erlc -o "$tmp" "$tmp/ets_bench.erl" || exit 1
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 mini_run() { # sched args...
   local s=$1; shift
-  for _ in $(seq "$RUNS"); do timeout 300 "$MINI" +S "$s" bench/ets.mini "$@" | awk '/ops\/s/ {print $2}'; done | median
+  for _ in $(seq "$RUNS"); do timeout 300 "$MINI" +S "$s" bench/ets_bench.mini "$@" | awk '/ops\/s/ {print $2}'; done | median
 }
 erl_run() {
   local s=$1; shift

@@ -217,7 +217,18 @@ void ets_owner_exit(Process *p)
 
 /* ---- objects ---- */
 
-uint32_t ets_hash(Term key) { return map_internal_hash(key, 0); }
+/* An immediate equals only itself under =:=, and never a boxed term, so
+ * its word can be hashed directly (a multiply-shift, the top bits kept:
+ * the stripe takes the top 6, the bucket the low ones); other keys take the
+ * structural hash that maps use, which is consistent with =:=. */
+uint32_t ets_hash(Term key)
+{
+    if (is_immed(key)) {
+        uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+        return (uint32_t)(h >> 32) ^ (uint32_t)(h >> 7);
+    }
+    return map_internal_hash(key, 0);
+}
 
 int ets_key_eq(const EtsTable *t, Term a, Term b)
 {
