@@ -164,8 +164,9 @@ static Term lookup_list(Process *p, EtsTable *t, EtsStripe *s, Term key, uint32_
     if (!o) return NIL;
     Term res = NIL, *tailp = &res;
     for (;;) {
-        Term *hp = heap_alloc(p, 2);
-        hp[0] = ets_copy_out_obj(p, o);
+        /* the cons cell and the object in one allocation */
+        Term *hp = heap_alloc(p, 2 + o->words);
+        hp[0] = ets_copy_out_obj(p, o, hp + 2);
         hp[1] = NIL;
         *tailp = make_list(hp);
         tailp = &hp[1];
@@ -499,7 +500,7 @@ static int sel_visit(EtsTable *t, EtsStripe *s, EtsObj *o, void *vc)
             if (!nr) { c->oom = 1; return 1; }
             c->res = nr; c->cap = cap;
         }
-        c->res[c->n++] = r == o->term ? ets_copy_out_obj(c->p, o) : ets_copy_out(c->p, r);
+        c->res[c->n++] = r == o->term ? ets_copy_out_obj(c->p, o, NULL) : ets_copy_out(c->p, r);
     } else if (r == AM_true) {
         c->count++;
         if (c->mode == SEL_DELETE) ets_stripe_remove(t, s, o);

@@ -29,6 +29,7 @@ typedef struct EtsObj {
     struct EtsObj *next;         /* hash chain (set and bags)                */
     struct EtsObj *left, *right; /* AVL children (ordered_set)               */
     int height;
+    int flat;                    /* a tuple of immediates: data[] is just it */
     uint32_t hash;
     uint32_t bins;               /* ProcBins in data[] (0: a copy-out need not adopt) */
     size_t words;                /* of data[]: the copy size of the whole term */
@@ -84,7 +85,8 @@ Term ets_all(Process *p);
 /* A process that owns tables is exiting (proc_exit calls it): its tables
  * go to their heirs with an 'ETS-TRANSFER' message, or die. */
 void ets_owner_exit(Process *p);
-/* Gives t to pid with {'ETS-TRANSFER', Tid, From, Data} (write lock held). */
+/* Gives t to pid with {'ETS-TRANSFER', Tid, From, Data} (write lock held);
+ * if pid is dead or dying, t is deleted instead. */
 void ets_transfer_locked(EtsTable *t, Term to, Term from, Term data);
 
 /* ---- objects ---- */
@@ -96,8 +98,9 @@ EtsObj *ets_obj_new(Term obj, uint32_t hash);
 void ets_obj_free(EtsObj *o);
 /* A copy of the stored term on p's heap (its binaries adopted by p). */
 Term ets_copy_out(Process *p, Term t);
-/* The same for a whole object, with its size and binaries known. */
-Term ets_copy_out_obj(Process *p, const EtsObj *o);
+/* The same for a whole object, with its size and binaries known, into hp
+ * (o->words free words; NULL: allocated here). */
+Term ets_copy_out_obj(Process *p, const EtsObj *o, Term *hp);
 
 /* The stripe a key lives in. */
 static inline EtsStripe *ets_stripe(EtsTable *t, uint32_t hash)

@@ -185,6 +185,14 @@ void ets_transfer_locked(EtsTable *t, Term to, Term from, Term data)
     Process *n = proc_lookup(to);
     if (n) { atomic_fetch_add(&n->ets_owned, 1); proc_release(n); }
     t->owner = to;
+    /* The receiver may be exiting: proc_exit removes it from the pid table,
+     * then reads ets_owned. Counted first and looked up again after, either
+     * its exit sees the count (and hands the table on under this lock,
+     * later) or this lookup fails and the table dies here, as a table whose
+     * owner died; both at once find the table only once. */
+    Process *again = n ? proc_lookup(to) : NULL;
+    if (!again) { ets_destroy_locked(t); return; }
+    proc_release(again);
     Term hp[5 + REF_WORDS];
     hp[0] = make_tuple_header(4);
     hp[1] = ATOM_TERM(ETS_TRANSFER);
@@ -248,6 +256,7 @@ EtsObj *ets_obj_new(Term obj, uint32_t hash)
     size_t bins = 0;
     o->term = copy_term_bins(obj, o->data, &bins);
     o->bins = (uint32_t)(bins > UINT32_MAX ? UINT32_MAX : bins);
+    o->flat = is_tuple(o->term) && n == tuple_arity(o->term) + 1 && o->term == make_boxed(o->data);
     return o;
 }
 
@@ -267,9 +276,14 @@ Term ets_copy_out(Process *p, Term t)
     return c;
 }
 
-Term ets_copy_out_obj(Process *p, const EtsObj *o)
+Term ets_copy_out_obj(Process *p, const EtsObj *o, Term *hp)
 {
-    Term *hp = heap_alloc(p, o->words);
+    if (!hp) hp = heap_alloc(p, o->words);
+    /* the common small record of immediates: one block copy */
+    if (o->flat) {
+        memcpy(hp, o->data, o->words * sizeof(Term));
+        return make_boxed(hp);
+    }
     Term c = copy_term(o->term, hp);
     if (o->bins) binary_adopt(p, hp, hp + o->words);
     return c;
