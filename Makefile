@@ -16,7 +16,7 @@ BUILD := build/$(MODE)$(if $(GC_STRESS),-gcstress)$(if $(SAN),-san)$(if $(TSAN),
 # The runtime's core is vm/ itself; its rooms are vm/bifs (the built-in
 # functions), vm/shell (the shell and the `mini` command), vm/io (async
 # threads and ports) and vm/dist (networking and distribution).
-VM_DIRS := vm vm/bifs vm/shell vm/io vm/dist
+VM_DIRS := vm vm/bifs vm/shell vm/io vm/dist vm/ets
 CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -pthread -DGC_THREADS -MMD -MP -iquote compiler \
                  $(addprefix -iquote ,$(VM_DIRS)) -iquote $(BUILD)/gen
 ifeq ($(MODE),debug)
@@ -125,15 +125,18 @@ check-smp: deps
 	  MINI_FLAGS="$$f" ONLY='port_*' sh tests/run.sh $(BIN) $(BUILD)/tests || exit 1; done
 
 # The concurrency tests under ThreadSanitizer: the threaded unit tests (the
-# mailbox, the pid table, the block pool), then the process tests with 2 and 4 schedulers;
+# mailbox, the pid table, the block pool), then the process and ETS tests with 2 and 4 schedulers;
 # any report fails the test.
 check-tsan: deps
 	@$(MAKE) --no-print-directory TSAN=1 all unit
 	@echo "== ThreadSanitizer, the threaded unit tests"
-	@for t in test_mailbox test_proc_table test_msgpool test_async; do \
+	@for t in test_mailbox test_proc_table test_msgpool test_async test_ets_lock; do \
 	  TSAN_OPTIONS="report_signal_unsafe=0" build/release-tsan/tests/$$t || exit 1; done
 	@for s in 2 4; do echo "== ThreadSanitizer, +S $$s"; \
 	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="+S $$s" ONLY='proc_*' SAN_CHECK=1 \
+	  sh tests/run.sh bin/mini-release-tsan build/release-tsan/tests || exit 1; done
+	@for s in 2 4; do echo "== ThreadSanitizer, ETS, +S $$s"; \
+	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="+S $$s" ONLY='ets_*' SAN_CHECK=1 \
 	  sh tests/run.sh bin/mini-release-tsan build/release-tsan/tests || exit 1; done
 	@for f in "+S 2 +A 2" "+S 4 +A 4" "-smp disable +A 2"; do echo "== ThreadSanitizer, ports, $$f"; \
 	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="$$f" ONLY='port_*' SAN_CHECK=1 \

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "records.h"
+#include "ms_transform.h"
 
 enum { C_EXPR, C_PAT, C_GUARD };
 
@@ -268,6 +269,9 @@ static Expr *lower_field(Lower *L, Expr *e, const RecordDef *r, int ctx) {
 
 /* record_info/2, is_record/2 and record/2 (guard) with a known record. */
 static Expr *lower_call(Lower *L, Expr *e, int ctx) {
+    /* ets:fun2ms(fun ... end): the fun's records are lowered by now */
+    Expr *ms = ms_transform_call(e);
+    if (ms != e) return ms;
     const char *name = NULL;
     if (!e->mod && !e->fun) name = e->name;
     else if (e->mod && e->mod->kind == E_ATOM && !strcmp(e->mod->name, "erlang") &&

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "proc.h"
+#include "ets.h"
 #include "fatal.h"
 #include "atom.h"
 #include "binary.h"
@@ -163,6 +164,8 @@ void proc_exit(Process *p, Term reason, int report) {
      * that whoever receives the 'DOWN' or 'EXIT' finds it dead. */
     if (p->reg_name != NIL) proc_unregister(p->reg_name);
     proc_table_remove(p);
+    /* its tables go to their heirs or die before links and monitors hear */
+    if (atomic_load(&p->ets_owned)) ets_owner_exit(p);
     proc_signal_exit(p, reason);
     proc_release(p);
 }

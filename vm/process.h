@@ -94,6 +94,7 @@ typedef struct Process {
     Term group_leader;
     int live;                  /* live x registers at a BIF call (for GC)    */
     struct FileHandle *files;  /* open files, closed when it dies (bif_file.h) */
+    atomic_int ets_owned;      /* ETS tables it owns: its exit hands them on (vm/ets) */
 
     /* added by the collector (gc.c) */
     size_t min_heap_size;      /* words: the young block never shrinks below  */

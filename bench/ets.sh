@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# bench/ets.sh [quick] -- ETS throughput, Mini and Erlang/OTP side by side (a
+# benchmark, not a test): lookup / insert / update_counter from 1, 2 and 4
+# processes on a set and an ordered_set, plain and with read_concurrency /
+# write_concurrency, both VMs with +S 2 (this machine has 2 cores); then the
+# read-mostly lines (lookup, read_concurrency) with +S 1 against +S 2 for the
+# scaling ratio. Each cell is the median of RUNS runs (3; quick: 1). The
+# operation count per process is N (default 1,000,000; quick 200,000).
+# Prints a markdown table; times come from inside the program.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+MINI=${MINI:-bin/mini}
+RUNS=${RUNS:-3}; N=${N:-1000000}
+[ "${1:-}" = quick ] && { RUNS=1; N=200000; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cp bench/ets_bench.mini "$tmp/ets_bench.erl"
+erlc -o "$tmp" "$tmp/ets_bench.erl" || exit 1
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+mini_run() { # sched args...
+  local s=$1; shift
+  for _ in $(seq "$RUNS"); do timeout 300 "$MINI" +S "$s" bench/ets_bench.mini "$@" | awk '/ops\/s/ {print $2}'; done | median
+}
+erl_run() {
+  local s=$1; shift
+  local a; a=$(printf '"%s",' "$@")
+  for _ in $(seq "$RUNS"); do
+    timeout 300 erl +S "$s" -noshell -pa "$tmp" -eval "ets_bench:main([${a%,}]), halt()." | awk '/ops\/s/ {print $2}'
+  done | median
+}
+k() { awk -v x="$1" 'BEGIN { printf "%.0fk", x / 1000 }'; }
+
+echo "load before: $(uptime)"
+echo
+echo "| op | table | options | procs | Mini ops/s | erl ops/s | Mini/erl |"
+echo "|---|---|---|---|---|---|---|"
+for op in lookup insert update_counter; do
+  for type in set ordered_set; do
+    case $op in lookup) concs="plain rc";; *) concs="plain wc";; esac
+    [ $type = ordered_set ] && [ $op != lookup ] && concs="plain wc"
+    for conc in $concs; do
+      for p in 1 2 4; do
+        m=$(mini_run 2 $op $type $conc $p "$N"); e=$(erl_run 2 $op $type $conc $p "$N")
+        r=$(awk -v m="$m" -v e="$e" 'BEGIN { if (e > 0) printf "%.2f", m / e; else print "-" }')
+        echo "| $op | $type | $conc | $p | $(k "$m") | $(k "$e") | $r |"
+      done
+    done
+  done
+done
+echo
+echo "Scaling of the read-mostly lines (lookup, 2 processes): +S 2 over +S 1"
+echo
+echo "| table | options | Mini +S 1 | Mini +S 2 | ratio | erl +S 1 | erl +S 2 | ratio |"
+echo "|---|---|---|---|---|---|---|---|"
+for type in set ordered_set; do
+  for conc in plain rc; do
+    m1=$(mini_run 1 lookup $type $conc 2 "$N"); m2=$(mini_run 2 lookup $type $conc 2 "$N")
+    e1=$(erl_run 1 lookup $type $conc 2 "$N"); e2=$(erl_run 2 lookup $type $conc 2 "$N")
+    echo "| $type | $conc | $(k "$m1") | $(k "$m2") | $(awk -v a="$m2" -v b="$m1" 'BEGIN{printf "%.2f", a/b}') | $(k "$e1") | $(k "$e2") | $(awk -v a="$e2" -v b="$e1" 'BEGIN{printf "%.2f", a/b}') |"
+  done
+done
+echo
+echo "load after: $(uptime)"

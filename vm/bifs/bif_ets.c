@@ -1,0 +1,693 @@
+/* bif_ets.c — the ETS BIFs: argument checks, access rights and OTP 25's
+ * badarg cases, over the storage of vm/ets/. Every BIF holds the registry's
+ * read lock from finding its table to returning (ets.h says why), and the
+ * lock of each stripe it touches while it touches it. Objects are copied
+ * into the table before a stripe is locked, and out of it (onto the
+ * caller's heap) while it is. */
+#include <stdlib.h>
+#include "bif.h"
+#include "ets.h"
+#include "arith.h"
+#include "compare.h"
+#include "proc.h"
+#include "term_build.h"
+
+#define A(name) atom_intern_cstr(name)
+
+enum { NEED_READ, NEED_WRITE, NEED_OWNER };
+
+/* The table tid names, with the registry read-locked, if p may use it as
+ * `need` says; NULL (lock released) if not. */
+static EtsTable *table_get(Process *p, Term tid, int need)
+{
+    ets_registry_rlock();
+    EtsTable *t = ets_find(tid);
+    if (t) {
+        int own = t->owner == p->pid;
+        if ((need == NEED_READ && t->access == ETS_PRIVATE && !own) ||
+            (need == NEED_WRITE && t->access != ETS_PUBLIC && !own) ||
+            (need == NEED_OWNER && !own))
+            t = NULL;
+    }
+    if (!t) ets_registry_runlock();
+    return t;
+}
+
+#define TABLE(p, tid, need) \
+    EtsTable *t = table_get((p), (tid), (need)); \
+    if (!t) BIF_ERROR((p), AM_badarg)
+#define DONE(v) do { Term r_ = (v); ets_registry_runlock(); return r_; } while (0)
+#define FAIL(p) do { ets_registry_runlock(); BIF_ERROR((p), AM_badarg); } while (0)
+
+static int obj_ok(const EtsTable *t, Term o) { return is_tuple(o) && (int)tuple_arity(o) >= t->keypos; }
+
+/* ---- ets:new/2 ---- */
+
+Term bif_ets_new_2(Process *p, Term *args)
+{
+    Term name = args[0], opts = args[1];
+    if (!is_atom(name)) BIF_ERROR(p, AM_badarg);
+    int type = ETS_SET, access = ETS_PROTECTED, named = 0, keypos = 1, rc = 0, wc = 0;
+    Term heir = ATOM_TERM(none), heir_data = AM_undefined;
+    Term l = opts;
+    for (; is_list(l); l = list_tail(l)) {
+        Term o = list_head(l);
+        if (o == A("set")) type = ETS_SET;
+        else if (o == A("ordered_set")) type = ETS_ORDERED_SET;
+        else if (o == A("bag")) type = ETS_BAG;
+        else if (o == A("duplicate_bag")) type = ETS_DUPLICATE_BAG;
+        else if (o == A("public")) access = ETS_PUBLIC;
+        else if (o == A("protected")) access = ETS_PROTECTED;
+        else if (o == A("private")) access = ETS_PRIVATE;
+        else if (o == A("named_table")) named = 1;
+        else if (o == ATOM_TERM(compressed)) ;
+        else if (is_tuple(o) && tuple_arity(o) == 2) {
+            Term k = tuple_elems(o)[0], v = tuple_elems(o)[1];
+            int b = v == AM_true ? 1 : v == AM_false ? 0 : -1;
+            if (k == A("keypos") && is_small(v) && small_val(v) >= 1) keypos = (int)small_val(v);
+            else if (k == A("read_concurrency") && b >= 0) rc = b;
+            else if (k == A("write_concurrency") && (b >= 0 || v == A("auto"))) wc = b != 0;
+            else if (k == A("decentralized_counters") && b >= 0) ;
+            else if (k == A("heir") && v == ATOM_TERM(none)) heir = ATOM_TERM(none);
+            else BIF_ERROR(p, AM_badarg);
+        } else if (is_tuple(o) && tuple_arity(o) == 3 && tuple_elems(o)[0] == A("heir") &&
+                   is_pid(tuple_elems(o)[1])) {
+            heir = tuple_elems(o)[1];
+            heir_data = tuple_elems(o)[2];
+        } else BIF_ERROR(p, AM_badarg);
+    }
+    if (!is_nil(l)) BIF_ERROR(p, AM_badarg);
+    int why = 0;
+    EtsTable *t = ets_create(p, name, named, type, access, keypos, rc, wc, heir, heir_data, &why);
+    if (!t) BIF_ERROR(p, why == 1 ? AM_badarg : ATOM_TERM(system_limit));
+    return named ? name : ets_tid(p, t, NULL);
+}
+
+/* ---- insert ---- */
+
+/* Inserts one object or a list of them; new_only: insert_new. */
+static Term do_insert(Process *p, Term *args, int new_only)
+{
+    TABLE(p, args[0], NEED_WRITE);
+    Term x = args[1];
+    long n = 0;
+    if (is_tuple(x)) {
+        if (!obj_ok(t, x)) FAIL(p);
+        n = 1;
+    } else {
+        Term l = x;
+        for (; is_list(l); l = list_tail(l), n++) if (!obj_ok(t, list_head(l))) FAIL(p);
+        if (!is_nil(l)) FAIL(p);
+    }
+    if (n == 0) DONE(AM_true);
+    EtsObj *one[1], **objs = n == 1 ? one : malloc(sizeof *objs * (size_t)n);
+    if (!objs) FAIL(p);
+    Term l = x;
+    for (long i = 0; i < n; i++) {
+        Term o = is_tuple(x) ? x : list_head(l);
+        if (!is_tuple(x)) l = list_tail(l);
+        uint32_t h = t->type == ETS_ORDERED_SET ? 0 : ets_hash(ets_key(t, o));
+        objs[i] = ets_obj_new(o, h);
+        if (!objs[i]) {
+            while (i-- > 0) ets_obj_free(objs[i]);
+            if (objs != one) free(objs);
+            ets_registry_runlock();
+            BIF_ERROR(p, ATOM_TERM(system_limit));
+        }
+    }
+    Term res = AM_true;
+    if (n == 1) {
+        EtsStripe *s = ets_stripe(t, objs[0]->hash);
+        ets_wlock(&s->lock);
+        if (new_only && ets_stripe_find(t, s, ets_key(t, objs[0]->term), objs[0]->hash, NULL)) {
+            ets_obj_free(objs[0]);
+            res = AM_false;
+        } else {
+            ets_stripe_insert(t, s, objs[0]);
+        }
+        ets_wunlock(&s->lock);
+    } else {
+        /* a list goes in at once: every stripe locked, in order */
+        for (int i = 0; i < t->nstripes; i++) ets_wlock(&t->stripes[i].lock);
+        if (new_only)
+            for (long i = 0; i < n && res == AM_true; i++)
+                if (ets_stripe_find(t, ets_stripe(t, objs[i]->hash), ets_key(t, objs[i]->term), objs[i]->hash, NULL))
+                    res = AM_false;
+        for (long i = 0; i < n; i++) {
+            if (res == AM_true) ets_stripe_insert(t, ets_stripe(t, objs[i]->hash), objs[i]);
+            else ets_obj_free(objs[i]);
+        }
+        for (int i = t->nstripes - 1; i >= 0; i--) ets_wunlock(&t->stripes[i].lock);
+        free(objs);
+    }
+    p->reds -= n / 4;
+    DONE(res);
+}
+
+Term bif_ets_insert_2(Process *p, Term *args) { return do_insert(p, args, 0); }
+Term bif_ets_insert_new_2(Process *p, Term *args) { return do_insert(p, args, 1); }
+
+/* ---- lookups ---- */
+
+static inline uint32_t key_hash(EtsTable *t, Term key) { return t->type == ETS_ORDERED_SET ? 0 : ets_hash(key); }
+
+static inline int same_key_next(EtsTable *t, EtsObj *o, Term key)
+{
+    return t->type != ETS_ORDERED_SET && o->next && o->next->hash == o->hash &&
+           term_eq_exact(ets_key(t, o->next->term), key);
+}
+
+/* The objects of key, copied out, as a list in table order. */
+static Term lookup_list(Process *p, EtsTable *t, EtsStripe *s, Term key, uint32_t h)
+{
+    EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
+    if (!o) return NIL;
+    Term res = NIL, *tailp = &res;
+    for (;;) {
+        /* the cons cell and the object in one allocation */
+        Term *hp = heap_alloc(p, 2 + o->words);
+        hp[0] = ets_copy_out_obj(p, o, hp + 2);
+        hp[1] = NIL;
+        *tailp = make_list(hp);
+        tailp = &hp[1];
+        if (!same_key_next(t, o, key)) break;
+        o = o->next;
+    }
+    return res;
+}
+
+Term bif_ets_lookup_2(Process *p, Term *args)
+{
+    TABLE(p, args[0], NEED_READ);
+    Term key = args[1];
+    uint32_t h = key_hash(t, key);
+    EtsStripe *s = ets_stripe(t, h);
+    ets_rlock(&s->lock);
+    Term r = lookup_list(p, t, s, key, h);
+    ets_runlock(&s->lock);
+    DONE(r);
+}
+
+Term bif_ets_member_2(Process *p, Term *args)
+{
+    TABLE(p, args[0], NEED_READ);
+    uint32_t h = key_hash(t, args[1]);
+    EtsStripe *s = ets_stripe(t, h);
+    ets_rlock(&s->lock);
+    int found = ets_stripe_find(t, s, args[1], h, NULL) != NULL;
+    ets_runlock(&s->lock);
+    DONE(BOOL(found));
+}
+
+Term bif_ets_lookup_element_3(Process *p, Term *args)
+{
+    TABLE(p, args[0], NEED_READ);
+    Term key = args[1], pos = args[2];
+    if (!is_small(pos) || small_val(pos) < 1) FAIL(p);
+    SWord i = small_val(pos);
+    uint32_t h = key_hash(t, key);
+    EtsStripe *s = ets_stripe(t, h);
+    ets_rlock(&s->lock);
+    EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
+    Term res = THE_NON_VALUE;
+    if (o && t->type != ETS_SET && t->type != ETS_ORDERED_SET) {
+        /* bags: the element of every object of the key, or badarg if one
+         * is too short */
+        Term l = NIL, *tailp = &l;
+        for (;;) {
+            if ((SWord)tuple_arity(o->term) < i) { l = THE_NON_VALUE; break; }
+            Term *hp = heap_alloc(p, 2);
+            hp[0] = ets_copy_out(p, tuple_elems(o->term)[i - 1]);
+            hp[1] = NIL;
+            *tailp = make_list(hp); tailp = &hp[1];
+            if (!same_key_next(t, o, key)) break;
+            o = o->next;
+        }
+        res = l;
+    } else if (o && (SWord)tuple_arity(o->term) >= i) {
+        res = ets_copy_out(p, tuple_elems(o->term)[i - 1]);
+    }
+    ets_runlock(&s->lock);
+    if (res == THE_NON_VALUE) FAIL(p);
+    DONE(res);
+}
+
+/* ---- deleting ---- */
+
+Term bif_ets_delete_1(Process *p, Term *args)
+{
+    ets_registry_wlock();
+    EtsTable *t = ets_find(args[0]);
+    if (!t || (t->access != ETS_PUBLIC && t->owner != p->pid)) {
+        ets_registry_wunlock();
+        BIF_ERROR(p, AM_badarg);
+    }
+    ets_destroy_locked(t);
+    ets_registry_wunlock();
+    return AM_true;
+}
+
+Term bif_ets_delete_2(Process *p, Term *args)
+{
+    TABLE(p, args[0], NEED_WRITE);
+    uint32_t h = key_hash(t, args[1]);
+    EtsStripe *s = ets_stripe(t, h);
+    ets_wlock(&s->lock);
+    ets_stripe_delete_key(t, s, args[1], h);
+    ets_wunlock(&s->lock);
+    DONE(AM_true);
+}
+
+Term bif_ets_delete_object_2(Process *p, Term *args)
+{
+    TABLE(p, args[0], NEED_WRITE);
+    Term obj = args[1];
+    if (!obj_ok(t, obj)) FAIL(p);
+    Term key = ets_key(t, obj);
+    uint32_t h = key_hash(t, key);
+    EtsStripe *s = ets_stripe(t, h);
+    ets_wlock(&s->lock);
+    EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
+    while (o) {
+        EtsObj *nx = same_key_next(t, o, key) ? o->next : NULL;
+        if (term_eq_exact(o->term, obj)) ets_stripe_remove(t, s, o);
+        o = nx;
+    }
+    ets_wunlock(&s->lock);
+    DONE(AM_true);
+}
+
+Term bif_ets_delete_all_objects_1(Process *p, Term *args)
+{
+    TABLE(p, args[0], NEED_WRITE);
+    for (int i = 0; i < t->nstripes; i++) {
+        ets_wlock(&t->stripes[i].lock);
+        ets_stripe_clear(t, &t->stripes[i]);
+        ets_wunlock(&t->stripes[i].lock);
+    }
+    DONE(AM_true);
+}
+
+Term bif_ets_take_2(Process *p, Term *args)
+{
+    TABLE(p, args[0], NEED_WRITE);
+    uint32_t h = key_hash(t, args[1]);
+    EtsStripe *s = ets_stripe(t, h);
+    ets_wlock(&s->lock);
+    Term r = lookup_list(p, t, s, args[1], h);
+    ets_stripe_delete_key(t, s, args[1], h);
+    ets_wunlock(&s->lock);
+    DONE(r);
+}
+
+/* ---- updating in place ---- */
+
+/* Replaces o (of stripe s) by a tuple whose elements are vals (arity n). */
+static void replace_obj(EtsTable *t, EtsStripe *s, EtsObj *o, Term *vals, UWord n, Process *p)
+{
+    int inplace = o != NULL;
+    for (UWord i = 0; inplace && i < n; i++)
+        if (vals[i] != tuple_elems(o->term)[i] && (!is_immed(vals[i]) || !is_immed(tuple_elems(o->term)[i])))
+            inplace = 0;
+    if (inplace) {
+        /* an immediate over an immediate: written over the stored word,
+         * under the write lock, so no reader sees half of it; the object's
+         * size and binaries stay as they were */
+        for (UWord i = 0; i < n; i++) tuple_elems(o->term)[i] = vals[i];
+        return;
+    }
+    Term *hp = heap_alloc(p, n + 1);
+    hp[0] = make_tuple_header(n);
+    memcpy(hp + 1, vals, n * sizeof(Term));
+    EtsObj *no = ets_obj_new(make_boxed(hp), o ? o->hash : key_hash(t, vals[t->keypos - 1]));
+    if (no) ets_stripe_insert(t, s, no);      /* replaces o (same key) */
+}
+
+typedef struct { SWord pos; Term incr, thr, setv; } CounterOp;
+
+/* One op: Incr | {Pos, Incr} | {Pos, Incr, Threshold, SetValue}. */
+static int counter_op(EtsTable *t, Term x, CounterOp *op)
+{
+    op->thr = op->setv = THE_NON_VALUE;
+    if (is_integer(x)) { op->pos = t->keypos + 1; op->incr = x; return 1; }
+    if (!is_tuple(x)) return 0;
+    UWord n = tuple_arity(x);
+    Term *e = tuple_elems(x);
+    if ((n != 2 && n != 4) || !is_small(e[0]) || !is_integer(e[1])) return 0;
+    op->pos = small_val(e[0]);
+    op->incr = e[1];
+    if (n == 4) {
+        if (!is_integer(e[2]) || !is_integer(e[3])) return 0;
+        op->thr = e[2]; op->setv = e[3];
+    }
+    return op->pos >= 1 && op->pos != t->keypos;
+}
+
+static Term do_update_counter(Process *p, Term *args, Term deflt)
+{
+    TABLE(p, args[0], NEED_WRITE);
+    if (t->type != ETS_SET && t->type != ETS_ORDERED_SET) FAIL(p);
+    Term key = args[1], spec = args[2];
+    int is_list_spec = is_list(spec) || is_nil(spec);
+    long nops = 0;
+    if (is_list_spec) {
+        Term l = spec;
+        for (; is_list(l); l = list_tail(l)) nops++;
+        if (!is_nil(l)) FAIL(p);
+    } else nops = 1;
+    CounterOp opsbuf[4], *ops = nops <= 4 ? opsbuf : malloc(sizeof *ops * (size_t)nops);
+    if (!ops) FAIL(p);
+    Term l = spec;
+    for (long i = 0; i < nops; i++) {
+        Term x = is_list_spec ? list_head(l) : spec;
+        if (is_list_spec) l = list_tail(l);
+        if (!counter_op(t, x, &ops[i])) { if (ops != opsbuf) free(ops); FAIL(p); }
+    }
+    if (deflt != THE_NON_VALUE && !obj_ok(t, deflt)) { if (ops != opsbuf) free(ops); FAIL(p); }
+    uint32_t h = key_hash(t, key);
+    EtsStripe *s = ets_stripe(t, h);
+    ets_wlock(&s->lock);
+    EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
+    Term base = o ? o->term : deflt;
+    Term result = THE_NON_VALUE;
+    if (base != THE_NON_VALUE) {
+        UWord n = tuple_arity(base);
+        Term vbuf[16], *vals = n <= 16 ? vbuf : malloc(sizeof(Term) * n);
+        Term *rbuf = heap_alloc(p, 2 * (size_t)nops);
+        int ok = vals != NULL;
+        if (ok) memcpy(vals, tuple_elems(base), n * sizeof(Term));
+        if (ok && !o) vals[t->keypos - 1] = key;
+        for (long i = 0; ok && i < nops; i++) {
+            CounterOp *op = &ops[i];
+            if ((UWord)op->pos > n || !is_integer(vals[op->pos - 1])) { ok = 0; break; }
+            Term v = arith_add(p, vals[op->pos - 1], op->incr);
+            if (v == THE_NON_VALUE) { ok = 0; break; }
+            if (op->thr != THE_NON_VALUE) {
+                int neg = (is_small(op->incr) && small_val(op->incr) < 0) ||
+                          (!is_small(op->incr) && big_is_neg(op->incr));
+                int c = term_compare(v, op->thr);
+                if ((!neg && c > 0) || (neg && c < 0)) v = op->setv;
+            }
+            if (!is_immed(v)) v = ets_copy_out(p, v);
+            vals[op->pos - 1] = v;
+            rbuf[2 * i] = v;
+            rbuf[2 * i + 1] = i + 1 < nops ? make_list(rbuf + 2 * i + 2) : NIL;
+        }
+        if (ok) {
+            replace_obj(t, s, o, vals, n, p);
+            result = is_list_spec ? (nops ? make_list(rbuf) : NIL) : rbuf[0];
+        }
+        if (vals != vbuf) free(vals);
+    }
+    ets_wunlock(&s->lock);
+    if (ops != opsbuf) free(ops);
+    if (result == THE_NON_VALUE) { p->exc_class = 0; FAIL(p); }
+    DONE(result);
+}
+
+Term bif_ets_update_counter_3(Process *p, Term *args) { return do_update_counter(p, args, THE_NON_VALUE); }
+Term bif_ets_update_counter_4(Process *p, Term *args) { return do_update_counter(p, args, args[3]); }
+
+Term bif_ets_update_element_3(Process *p, Term *args)
+{
+    TABLE(p, args[0], NEED_WRITE);
+    if (t->type != ETS_SET && t->type != ETS_ORDERED_SET) FAIL(p);
+    Term key = args[1], spec = args[2];
+    int one = is_tuple(spec);
+    Term l = spec;
+    for (; one || is_list(l); l = list_tail(l)) {
+        Term e = one ? spec : list_head(l);
+        if (!is_tuple(e) || tuple_arity(e) != 2 || !is_small(tuple_elems(e)[0]) ||
+            small_val(tuple_elems(e)[0]) < 1 || small_val(tuple_elems(e)[0]) == t->keypos)
+            FAIL(p);
+        if (one) break;
+    }
+    if (!one && !is_nil(l)) FAIL(p);
+    uint32_t h = key_hash(t, key);
+    EtsStripe *s = ets_stripe(t, h);
+    ets_wlock(&s->lock);
+    EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
+    Term res = AM_false;
+    if (o) {
+        UWord n = tuple_arity(o->term);
+        Term vbuf[16], *vals = n <= 16 ? vbuf : malloc(sizeof(Term) * n);
+        res = vals ? AM_true : THE_NON_VALUE;
+        if (vals) memcpy(vals, tuple_elems(o->term), n * sizeof(Term));
+        for (l = spec; res == AM_true && (one || is_list(l)); l = list_tail(l)) {
+            Term e = one ? spec : list_head(l);
+            SWord pos = small_val(tuple_elems(e)[0]);
+            if ((UWord)pos > n) res = THE_NON_VALUE;
+            else vals[pos - 1] = tuple_elems(e)[1];
+            if (one) break;
+        }
+        if (res == AM_true) replace_obj(t, s, o, vals, n, p);
+        if (vals && vals != vbuf) free(vals);
+    }
+    ets_wunlock(&s->lock);
+    if (res == THE_NON_VALUE) FAIL(p);
+    DONE(res);
+}
+
+/* ---- traversal ---- */
+
+static Term step(Process *p, Term *args, int have_key, int back)
+{
+    TABLE(p, args[0], NEED_READ);
+    Term r;
+    if (t->type == ETS_ORDERED_SET) {
+        EtsStripe *s = &t->stripes[0];
+        ets_rlock(&s->lock);
+        EtsObj *o = ets_tree_step(t, have_key ? args[1] : THE_NON_VALUE, back);
+        r = o ? ets_copy_out(p, ets_key(t, o->term)) : ATOM_TERM(infinity_);
+        ets_runlock(&s->lock);
+    } else {
+        int missing;
+        r = ets_hash_next(p, t, have_key ? args[1] : THE_NON_VALUE, &missing);
+        if (missing) FAIL(p);
+        if (r == THE_NON_VALUE) r = ATOM_TERM(infinity_);
+    }
+    DONE(r);
+}
+
+Term bif_ets_first_1(Process *p, Term *args) { return step(p, args, 0, 0); }
+Term bif_ets_last_1(Process *p, Term *args) { return step(p, args, 0, 1); }
+Term bif_ets_next_2(Process *p, Term *args) { return step(p, args, 1, 0); }
+Term bif_ets_prev_2(Process *p, Term *args) { return step(p, args, 1, 1); }
+
+/* ---- select and its relatives ---- */
+
+enum { SEL_LIST, SEL_COUNT, SEL_DELETE };
+
+typedef struct SelCtx {
+    Process *p;
+    EtsMs *ms;
+    int mode;
+    Term *res; size_t n, cap;    /* SEL_LIST: results on p's heap, in order */
+    long count;
+    int oom;
+} SelCtx;
+
+static int sel_visit(EtsTable *t, EtsStripe *s, EtsObj *o, void *vc)
+{
+    SelCtx *c = vc;
+    Term r;
+    c->p->reds -= 1;
+    if (!ets_ms_run(c->p, c->ms, o->term, &r)) return 0;
+    if (c->mode == SEL_LIST) {
+        if (c->n == c->cap) {
+            size_t cap = c->cap ? c->cap * 2 : 64;
+            Term *nr = realloc(c->res, cap * sizeof *nr);
+            if (!nr) { c->oom = 1; return 1; }
+            c->res = nr; c->cap = cap;
+        }
+        c->res[c->n++] = r == o->term ? ets_copy_out_obj(c->p, o, NULL) : ets_copy_out(c->p, r);
+    } else if (r == AM_true) {
+        c->count++;
+        if (c->mode == SEL_DELETE) ets_stripe_remove(t, s, o);
+    }
+    return 0;
+}
+
+/* Runs ms over t (only the bound key's objects when every clause binds it). */
+static Term run_select(Process *p, Term tid, Term spec, int mode, int reverse)
+{
+    TABLE(p, tid, mode == SEL_DELETE ? NEED_WRITE : NEED_READ);
+    EtsMs *ms = ets_ms_compile(spec);
+    if (!ms) FAIL(p);
+    SelCtx c = { p, ms, mode, NULL, 0, 0, 0, 0 };
+    Term key = ets_ms_bound_key(ms, t->keypos);
+    if (key != THE_NON_VALUE) {
+        uint32_t h = key_hash(t, key);
+        EtsStripe *s = ets_stripe(t, h);
+        if (mode == SEL_DELETE) ets_wlock(&s->lock); else ets_rlock(&s->lock);
+        EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
+        while (o) {
+            EtsObj *nx = same_key_next(t, o, key) ? o->next : NULL;
+            sel_visit(t, s, o, &c);
+            o = nx;
+        }
+        if (mode == SEL_DELETE) ets_wunlock(&s->lock); else ets_runlock(&s->lock);
+    } else {
+        for (int i = 0; i < t->nstripes && !c.oom; i++) {
+            EtsStripe *s = &t->stripes[i];
+            if (mode == SEL_DELETE) ets_wlock(&s->lock); else ets_rlock(&s->lock);
+            ets_stripe_each(t, s, reverse, sel_visit, &c);
+            if (mode == SEL_DELETE) ets_wunlock(&s->lock); else ets_runlock(&s->lock);
+        }
+    }
+    ets_ms_free(ms);
+    Term r;
+    if (mode == SEL_LIST) {
+        r = NIL;
+        if (c.n) {
+            Term *hp = heap_alloc(p, 2 * c.n);
+            for (size_t i = c.n; i-- > 0;) { hp[2 * i] = c.res[i]; hp[2 * i + 1] = r; r = make_list(hp + 2 * i); }
+        }
+        free(c.res);
+    } else {
+        r = make_small(c.count);
+    }
+    if (c.oom) FAIL(p);
+    DONE(r);
+}
+
+Term bif_ets_select_2(Process *p, Term *args) { return run_select(p, args[0], args[1], SEL_LIST, 0); }
+Term bif_ets_select_reverse_2(Process *p, Term *args) { return run_select(p, args[0], args[1], SEL_LIST, 1); }
+Term bif_ets_select_count_2(Process *p, Term *args) { return run_select(p, args[0], args[1], SEL_COUNT, 0); }
+Term bif_ets_select_delete_2(Process *p, Term *args) { return run_select(p, args[0], args[1], SEL_DELETE, 0); }
+
+/* [{Pattern, [], [Body]}] on p's heap */
+static Term pattern_ms(Process *p, Term pat, Term body)
+{
+    Term bl = cons(p, body, NIL);
+    return cons(p, tuple3(p, pat, NIL, bl), NIL);
+}
+
+Term bif_ets_match_2(Process *p, Term *args)
+{
+    return run_select(p, args[0], pattern_ms(p, args[1], A("$$")), SEL_LIST, 0);
+}
+
+Term bif_ets_match_object_2(Process *p, Term *args)
+{
+    return run_select(p, args[0], pattern_ms(p, args[1], A("$_")), SEL_LIST, 0);
+}
+
+Term bif_ets_match_delete_2(Process *p, Term *args)
+{
+    Term r = run_select(p, args[0], pattern_ms(p, args[1], AM_true), SEL_DELETE, 0);
+    return r == THE_NON_VALUE ? r : AM_true;
+}
+
+Term bif_ets_tab2list_1(Process *p, Term *args)
+{
+    return run_select(p, args[0], pattern_ms(p, A("_"), A("$_")), SEL_LIST, 0);
+}
+
+/* ---- the table itself ---- */
+
+static Term info_item(Process *p, EtsTable *t, Term item)
+{
+    static const char *types[] = { "set", "ordered_set", "bag", "duplicate_bag" };
+    static const char *acc[] = { "public", "protected", "private" };
+    if (item == ATOM_TERM(id)) return ets_tid(p, t, NULL);
+    if (item == A("decentralized_counters")) return AM_false;
+    if (item == A("read_concurrency")) return BOOL(t->read_conc);
+    if (item == A("write_concurrency")) return BOOL(t->write_conc);
+    if (item == ATOM_TERM(compressed)) return AM_false;
+    if (item == ATOM_TERM(memory))
+        return make_small(atomic_load(&t->words) + (long)(sizeof *t + sizeof(EtsStripe) * (size_t)t->nstripes) / 8);
+    if (item == A("owner")) return t->owner;
+    if (item == A("heir")) return t->heir;
+    if (item == ATOM_TERM(name)) return t->name;
+    if (item == ATOM_TERM(size)) return make_small(atomic_load(&t->size));
+    if (item == A("node")) return ATOM_TERM(nonode);
+    if (item == A("named_table")) return BOOL(t->named);
+    if (item == A("type")) return A(types[t->type]);
+    if (item == A("keypos")) return make_small(t->keypos);
+    if (item == A("protection")) return A(acc[t->access]);
+    if (item == A("fixed") || item == A("safe_fixed") || item == A("safe_fixed_monotonic_time"))
+        return AM_false;
+    return THE_NON_VALUE;
+}
+
+Term bif_ets_info_1(Process *p, Term *args)
+{
+    if (!is_atom(args[0]) && !is_ref(args[0])) BIF_ERROR(p, AM_badarg);
+    ets_registry_rlock();
+    EtsTable *t = ets_find(args[0]);
+    if (!t) DONE(AM_undefined);
+    static const char *items[] = { "id", "decentralized_counters", "read_concurrency",
+        "write_concurrency", "compressed", "memory", "owner", "heir", "name", "size", "node",
+        "named_table", "type", "keypos", "protection" };
+    int n = (int)(sizeof items / sizeof *items);
+    Term l = NIL;
+    for (int i = n - 1; i >= 0; i--) {
+        Term k = A(items[i]);
+        l = cons(p, tuple2(p, k, info_item(p, t, k)), l);
+    }
+    DONE(l);
+}
+
+Term bif_ets_info_2(Process *p, Term *args)
+{
+    if (!is_atom(args[0]) && !is_ref(args[0])) BIF_ERROR(p, AM_badarg);
+    ets_registry_rlock();
+    EtsTable *t = ets_find(args[0]);
+    if (!t) DONE(AM_undefined);
+    Term r = info_item(p, t, args[1]);
+    if (r == THE_NON_VALUE) FAIL(p);
+    DONE(r);
+}
+
+Term bif_ets_give_away_3(Process *p, Term *args)
+{
+    Term to = args[1];
+    if (!is_pid(to) || to == p->pid) BIF_ERROR(p, AM_badarg);
+    Process *q = proc_lookup(to);
+    if (!q) BIF_ERROR(p, AM_badarg);
+    proc_release(q);
+    ets_registry_wlock();
+    EtsTable *t = ets_find(args[0]);
+    if (!t || t->owner != p->pid) { ets_registry_wunlock(); BIF_ERROR(p, AM_badarg); }
+    ets_transfer_locked(t, to, p->pid, args[2]);
+    ets_registry_wunlock();
+    return AM_true;
+}
+
+Term bif_ets_rename_2(Process *p, Term *args)
+{
+    if (!is_atom(args[1])) BIF_ERROR(p, AM_badarg);
+    ets_registry_wlock();
+    EtsTable *t = ets_find(args[0]);
+    if (!t || (t->access != ETS_PUBLIC && t->owner != p->pid) || ets_rename_locked(t, args[1]) < 0) {
+        ets_registry_wunlock();
+        BIF_ERROR(p, AM_badarg);
+    }
+    ets_registry_wunlock();
+    return args[1];
+}
+
+Term bif_ets_whereis_1(Process *p, Term *args)
+{
+    if (!is_atom(args[0])) BIF_ERROR(p, AM_badarg);
+    ets_registry_rlock();
+    EtsTable *t = ets_find(args[0]);
+    Term r = AM_undefined;
+    if (t) r = make_ref_at(heap_alloc(p, REF_WORDS), t->id);
+    DONE(r);
+}
+
+Term bif_ets_all_0(Process *p, Term *args)
+{
+    (void)args;
+    ets_registry_rlock();
+    DONE(ets_all(p));
+}
+
+Term bif_ets_safe_fixtable_2(Process *p, Term *args)
+{
+    if (args[1] != AM_true && args[1] != AM_false) BIF_ERROR(p, AM_badarg);
+    TABLE(p, args[0], NEED_READ);
+    DONE(AM_true);
+}

@@ -1,0 +1,153 @@
+/* ets.h — ETS tables inside the VM: storage, locking, the table registry and
+ * owner death (ets_table.c), match specifications (ets_match.c). The BIFs
+ * that Erlang code calls are in vm/bifs/bif_ets.c; the parts written in Mini
+ * (folds, continuations, i/0) in stdlib/ets.mini.
+ *
+ * An object lives outside every process heap, in an EtsObj of its own: the
+ * tuple copied by copy_term (copy.h), so its large binaries are shared by
+ * reference count, and copied again onto the heap of whoever reads it.
+ *
+ * Locking (docs/internals.md, "ETS"): every operation holds the registry's
+ * read lock (a reader-slot lock: no shared cache line between schedulers)
+ * for its whole length, so a table cannot be freed under it; deleting,
+ * creating, renaming and giving away take it for writing. Inside, a table
+ * of type set, bag or duplicate_bag is cut into stripes by key hash (one
+ * stripe, or 64 with write_concurrency), each a hash table with its own
+ * lock; an ordered_set is one AVL tree under one lock. The lock kind is
+ * ETS_LOCK_SLOTS with read_concurrency, ETS_LOCK_RW without.
+ */
+#ifndef MINI_ETS_H
+#define MINI_ETS_H
+
+#include "process.h"
+#include "ets_lock.h"
+
+enum { ETS_SET, ETS_ORDERED_SET, ETS_BAG, ETS_DUPLICATE_BAG };
+enum { ETS_PUBLIC, ETS_PROTECTED, ETS_PRIVATE };
+
+typedef struct EtsObj {
+    struct EtsObj *next;         /* hash chain (set and bags)                */
+    struct EtsObj *left, *right; /* AVL children (ordered_set)               */
+    int height;
+    int flat;                    /* a tuple of immediates: data[] is just it */
+    uint32_t hash;
+    uint32_t bins;               /* ProcBins in data[] (0: a copy-out need not adopt) */
+    size_t words;                /* of data[]: the copy size of the whole term */
+    Term term;                   /* the tuple, inside data[]                 */
+    Term data[];
+} EtsObj;
+
+typedef struct EtsStripe {
+    EtsLock lock;
+    EtsObj **buckets;            /* set, bags: chains; objects of one key are
+                                    adjacent, in insertion order              */
+    size_t nbuckets, count;
+    EtsObj *root;                /* ordered_set                              */
+} EtsStripe;
+
+typedef struct EtsTable {
+    uint64_t id;                 /* the reference number of its tid          */
+    Term name;                   /* atom                                     */
+    int named, type, access, keypos;
+    int read_conc, write_conc;
+    Term owner;                  /* pid; changes under the registry's write lock */
+    Term heir;                   /* pid or ATOM_TERM(none)                           */
+    EtsObj *heir_data;           /* copied HeirData (a 1-tuple), or NULL     */
+    int nstripes;
+    EtsStripe *stripes;
+    atomic_long size, words;
+    struct EtsTable *next, *next_name;  /* registry chains: by id, by name  */
+} EtsTable;
+
+/* ---- the registry (ets_table.c) ---- */
+/* Every operation brackets its work with these (shared, cheap). */
+void ets_registry_rlock(void);
+void ets_registry_runlock(void);
+void ets_registry_wlock(void);
+void ets_registry_wunlock(void);
+/* The table that tid (a reference or a name) names, under the read lock;
+ * NULL if none. */
+EtsTable *ets_find(Term tid);
+/* The tid Erlang sees: the name of a named table, else the reference
+ * (built on p's heap, or at hp when p is NULL: REF_WORDS words). */
+Term ets_tid(Process *p, EtsTable *t, Term *hp);
+
+/* Creates and registers a table (takes the write lock). NULL with *why set:
+ * 1 the name is taken, 2 out of memory. */
+EtsTable *ets_create(Process *owner, Term name, int named, int type, int access, int keypos,
+                     int read_conc, int write_conc, Term heir, Term heir_data, int *why);
+/* Removes t from the registry and frees it: the caller holds the write lock. */
+void ets_destroy_locked(EtsTable *t);
+/* Renames (write lock held); -1 if the name is taken. */
+int ets_rename_locked(EtsTable *t, Term name);
+/* All tids, as a list on p's heap (read lock held). */
+Term ets_all(Process *p);
+/* A process that owns tables is exiting (proc_exit calls it): its tables
+ * go to their heirs with an 'ETS-TRANSFER' message, or die. */
+void ets_owner_exit(Process *p);
+/* Gives t to pid with {'ETS-TRANSFER', Tid, From, Data} (write lock held);
+ * if pid is dead or dying, t is deleted instead. */
+void ets_transfer_locked(EtsTable *t, Term to, Term from, Term data);
+
+/* ---- objects ---- */
+uint32_t ets_hash(Term key);
+static inline Term ets_key(const EtsTable *t, Term obj) { return tuple_elems(obj)[t->keypos - 1]; }
+/* Keys equal as the table compares them: == for ordered_set, =:= else. */
+int ets_key_eq(const EtsTable *t, Term a, Term b);
+EtsObj *ets_obj_new(Term obj, uint32_t hash);
+void ets_obj_free(EtsObj *o);
+/* A copy of the stored term on p's heap (its binaries adopted by p). */
+Term ets_copy_out(Process *p, Term t);
+/* The same for a whole object, with its size and binaries known, into hp
+ * (o->words free words; NULL: allocated here). */
+Term ets_copy_out_obj(Process *p, const EtsObj *o, Term *hp);
+
+/* The stripe a key lives in. */
+static inline EtsStripe *ets_stripe(EtsTable *t, uint32_t hash)
+{
+    return &t->stripes[t->nstripes == 1 ? 0 : (hash >> 26) % (uint32_t)t->nstripes];
+}
+/* Within a locked stripe: the first object of a key (set and bags: and
+ * *prevp the link that points to it), NULL if none. */
+EtsObj *ets_stripe_find(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsObj ***prevp);
+/* Inserts o into a write-locked stripe as the table's type says (replacing
+ * an object of the same key in a set or ordered_set, skipping an exact
+ * duplicate in a bag). */
+void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o);
+/* Unlinks and frees every object of a key; returns how many. */
+long ets_stripe_delete_key(EtsTable *t, EtsStripe *s, Term key, uint32_t hash);
+/* Unlinks and frees one object (found by address). */
+void ets_stripe_remove(EtsTable *t, EtsStripe *s, EtsObj *o);
+/* Frees every object of a write-locked stripe. */
+void ets_stripe_clear(EtsTable *t, EtsStripe *s);
+
+/* Calls fn on every object of a read-locked (or write-locked) stripe, in
+ * key order for an ordered_set (reverse: descending); fn returns 0 to go on,
+ * 1 to stop. fn may remove the object it is given (with ets_stripe_remove)
+ * when the stripe is write-locked. */
+typedef int (*EtsVisit)(EtsTable *t, EtsStripe *s, EtsObj *o, void *ctx);
+int ets_stripe_each(EtsTable *t, EtsStripe *s, int reverse, EtsVisit fn, void *ctx);
+
+/* ordered_set neighbours: the first object with key > k (or < k when
+ * back), or the first/last when k is THE_NON_VALUE; NULL if none. */
+EtsObj *ets_tree_step(EtsTable *t, Term k, int back);
+/* set and bags: the first key after key's objects, in stripe and chain
+ * order (THE_NON_VALUE: the first of all); NULL at the end; *missing when
+ * key is not in the table. Takes the stripes' read locks itself. The key is
+ * copied to p's heap. */
+Term ets_hash_next(Process *p, EtsTable *t, Term key, int *missing);
+
+/* ---- match specifications (ets_match.c) ---- */
+typedef struct EtsMs EtsMs;
+/* Checks and prepares a match specification (a term on p's heap); NULL if
+ * it is malformed (badarg). */
+EtsMs *ets_ms_compile(Term ms);
+void ets_ms_free(EtsMs *ms);
+/* Runs ms on one object: 1 and *result (which may point into the object:
+ * the caller copies it out) if a clause matched, 0 if none. */
+int ets_ms_run(Process *p, EtsMs *ms, Term obj, Term *result);
+/* The key the ms's every clause requires bound to a constant, or
+ * THE_NON_VALUE (then every object is visited). */
+Term ets_ms_bound_key(EtsMs *ms, int keypos);
+
+#endif

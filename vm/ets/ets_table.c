@@ -1,0 +1,578 @@
+/* ets_table.c — ETS storage: the registry of tables, objects copied out of
+ * and into process heaps, the striped hash tables of set/bag/duplicate_bag,
+ * the AVL tree of ordered_set, and what happens to a table when its owner
+ * dies. The locking rules are in ets.h. */
+#include <stdlib.h>
+#include <pthread.h>
+#include "ets.h"
+#include "atom.h"
+#include "compare.h"
+#include "copy.h"
+#include "binary.h"
+#include "heap.h"
+#include "map.h"
+#include "proc.h"
+#include "sched.h"
+
+/* Stripes of a set or bag with write_concurrency: writers of keys in
+ * different stripes run at once; 64 is OTP's lock count for the same option
+ * and keeps an idle table small. */
+#define ETS_WC_STRIPES 64
+#define ETS_MIN_BUCKETS 8
+
+/* ---- the registry ---- */
+
+static EtsLock reg_lock;
+static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+static EtsTable **by_id, **by_name;
+static size_t reg_buckets, reg_count;
+
+static void reg_init(void)
+{
+    /* one reader slot per possible scheduler: every lookup of every table
+     * takes this lock, so it must not be a shared write */
+    ets_lock_init(&reg_lock, ETS_LOCK_SLOTS, MAX_SCHEDULERS);
+    reg_buckets = 64;
+    by_id = calloc(reg_buckets, sizeof *by_id);
+    by_name = calloc(reg_buckets, sizeof *by_name);
+}
+
+void ets_registry_rlock(void) { pthread_once(&reg_once, reg_init); ets_rlock(&reg_lock); }
+void ets_registry_runlock(void) { ets_runlock(&reg_lock); }
+void ets_registry_wlock(void) { pthread_once(&reg_once, reg_init); ets_wlock(&reg_lock); }
+void ets_registry_wunlock(void) { ets_wunlock(&reg_lock); }
+
+static inline size_t id_slot(uint64_t id) { return (size_t)((id * 0x9E3779B97F4A7C15ull) >> 40) & (reg_buckets - 1); }
+static inline size_t name_slot(Term name) { return (size_t)((atom_val(name) * 0x9E3779B97F4A7C15ull) >> 40) & (reg_buckets - 1); }
+
+static EtsTable *find_name(Term name)
+{
+    for (EtsTable *t = by_name[name_slot(name)]; t; t = t->next_name)
+        if (t->name == name) return t;
+    return NULL;
+}
+
+EtsTable *ets_find(Term tid)
+{
+    if (is_atom(tid)) return find_name(tid);
+    if (!is_ref(tid) || header_arity(boxed_header(tid)) != 1) return NULL;
+    uint64_t id = ref_number(tid);
+    for (EtsTable *t = by_id[id_slot(id)]; t; t = t->next)
+        if (t->id == id) return t;
+    return NULL;
+}
+
+Term ets_tid(Process *p, EtsTable *t, Term *hp)
+{
+    if (t->named) return t->name;
+    if (!hp) hp = heap_alloc(p, REF_WORDS);
+    return make_ref_at(hp, t->id);
+}
+
+static void reg_grow(void)
+{
+    size_t nb = reg_buckets * 2;
+    EtsTable **ni = calloc(nb, sizeof *ni), **nn = calloc(nb, sizeof *nn);
+    if (!ni || !nn) { free(ni); free(nn); return; }
+    size_t old = reg_buckets;
+    EtsTable **oi = by_id, **on = by_name;
+    reg_buckets = nb;
+    for (size_t i = 0; i < old; i++)
+        for (EtsTable *t = oi[i], *nx; t; t = nx) {
+            nx = t->next;
+            size_t s = id_slot(t->id);
+            t->next = ni[s]; ni[s] = t;
+            if (t->named) { s = name_slot(t->name); t->next_name = nn[s]; nn[s] = t; }
+        }
+    (void)on;
+    free(oi); free(on);
+    by_id = ni; by_name = nn;
+}
+
+static void unlink_name(EtsTable *t)
+{
+    for (EtsTable **pp = &by_name[name_slot(t->name)]; *pp; pp = &(*pp)->next_name)
+        if (*pp == t) { *pp = t->next_name; return; }
+}
+
+EtsTable *ets_create(Process *owner, Term name, int named, int type, int access, int keypos,
+                     int read_conc, int write_conc, Term heir, Term heir_data, int *why)
+{
+    EtsTable *t = calloc(1, sizeof *t);
+    if (!t) { *why = 2; return NULL; }
+    t->name = name; t->named = named; t->type = type; t->access = access; t->keypos = keypos;
+    t->read_conc = read_conc; t->write_conc = write_conc;
+    t->owner = owner->pid; t->heir = heir;
+    if (heir != ATOM_TERM(none)) {
+        Term tmp[3] = { make_tuple_header(1), heir_data, 0 };
+        t->heir_data = ets_obj_new(make_boxed(tmp), 0);
+    }
+    t->nstripes = (type != ETS_ORDERED_SET && write_conc) ? ETS_WC_STRIPES : 1;
+    t->stripes = aligned_alloc(64, ((sizeof(EtsStripe) * (size_t)t->nstripes + 63) / 64) * 64);
+    if (!t->stripes) { free(t); *why = 2; return NULL; }
+    memset(t->stripes, 0, sizeof(EtsStripe) * (size_t)t->nstripes);
+    int nslots = sched_count();
+    for (int i = 0; i < t->nstripes; i++)
+        ets_lock_init(&t->stripes[i].lock, read_conc ? ETS_LOCK_SLOTS : ETS_LOCK_RW, nslots);
+    atomic_init(&t->size, 0);
+    atomic_init(&t->words, 0);
+    t->id = proc_new_ref();
+
+    ets_registry_wlock();
+    if (named && find_name(name)) {
+        ets_registry_wunlock();
+        for (int i = 0; i < t->nstripes; i++) ets_lock_destroy(&t->stripes[i].lock);
+        if (t->heir_data) ets_obj_free(t->heir_data);
+        free(t->stripes); free(t);
+        *why = 1;
+        return NULL;
+    }
+    if (reg_count >= reg_buckets) reg_grow();
+    size_t s = id_slot(t->id);
+    t->next = by_id[s]; by_id[s] = t;
+    if (named) { s = name_slot(name); t->next_name = by_name[s]; by_name[s] = t; }
+    reg_count++;
+    atomic_fetch_add(&owner->ets_owned, 1);
+    ets_registry_wunlock();
+    return t;
+}
+
+void ets_destroy_locked(EtsTable *t)
+{
+    for (EtsTable **pp = &by_id[id_slot(t->id)]; *pp; pp = &(*pp)->next)
+        if (*pp == t) { *pp = t->next; break; }
+    if (t->named) unlink_name(t);
+    reg_count--;
+    Process *o = proc_lookup(t->owner);
+    if (o) { atomic_fetch_sub(&o->ets_owned, 1); proc_release(o); }
+    for (int i = 0; i < t->nstripes; i++) {
+        ets_stripe_clear(t, &t->stripes[i]);
+        free(t->stripes[i].buckets);
+        ets_lock_destroy(&t->stripes[i].lock);
+    }
+    if (t->heir_data) ets_obj_free(t->heir_data);
+    free(t->stripes);
+    free(t);
+}
+
+int ets_rename_locked(EtsTable *t, Term name)
+{
+    EtsTable *o = find_name(name);
+    if (o && o != t) return -1;
+    if (t->named) unlink_name(t);
+    t->name = name;
+    if (t->named) { size_t s = name_slot(name); t->next_name = by_name[s]; by_name[s] = t; }
+    return 0;
+}
+
+Term ets_all(Process *p)
+{
+    Term l = NIL;
+    for (size_t i = 0; i < reg_buckets; i++)
+        for (EtsTable *t = by_id[i]; t; t = t->next) {
+            Term *hp = heap_alloc(p, 2 + REF_WORDS);
+            hp[0] = ets_tid(p, t, hp + 2);
+            hp[1] = l;
+            l = make_list(hp);
+        }
+    return l;
+}
+
+void ets_transfer_locked(EtsTable *t, Term to, Term from, Term data)
+{
+    Process *o = proc_lookup(t->owner);
+    if (o) { atomic_fetch_sub(&o->ets_owned, 1); proc_release(o); }
+    Process *n = proc_lookup(to);
+    if (n) { atomic_fetch_add(&n->ets_owned, 1); proc_release(n); }
+    t->owner = to;
+    /* The receiver may be exiting: proc_exit removes it from the pid table,
+     * then reads ets_owned. Counted first and looked up again after, either
+     * its exit sees the count (and hands the table on under this lock,
+     * later) or this lookup fails and the table dies here, as a table whose
+     * owner died; both at once find the table only once. */
+    Process *again = n ? proc_lookup(to) : NULL;
+    if (!again) { ets_destroy_locked(t); return; }
+    proc_release(again);
+    Term hp[5 + REF_WORDS];
+    hp[0] = make_tuple_header(4);
+    hp[1] = ATOM_TERM(ETS_TRANSFER);
+    hp[2] = t->named ? t->name : make_ref_at(hp + 5, t->id);
+    hp[3] = from;
+    hp[4] = data;
+    Message *m = proc_message_copy(make_boxed(hp));
+    if (m) proc_deliver(to, m);
+}
+
+void ets_owner_exit(Process *p)
+{
+    ets_registry_wlock();
+    for (size_t i = 0; i < reg_buckets; i++)
+        for (EtsTable *t = by_id[i], *nx; t; t = nx) {
+            nx = t->next;
+            if (t->owner != p->pid) continue;
+            Process *h = t->heir != ATOM_TERM(none) && t->heir != p->pid ? proc_lookup(t->heir) : NULL;
+            if (h) {
+                proc_release(h);
+                Term data = tuple_elems(t->heir_data->term)[0];
+                ets_transfer_locked(t, t->heir, p->pid, data);
+            } else {
+                ets_destroy_locked(t);
+            }
+        }
+    atomic_store(&p->ets_owned, 0);
+    ets_registry_wunlock();
+}
+
+/* ---- objects ---- */
+
+/* An immediate equals only itself under =:=, and never a boxed term, so
+ * its word can be hashed directly (a multiply-shift, the top bits kept:
+ * the stripe takes the top 6, the bucket the low ones); other keys take the
+ * structural hash that maps use, which is consistent with =:=. */
+uint32_t ets_hash(Term key)
+{
+    if (is_immed(key)) {
+        uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+        return (uint32_t)(h >> 32) ^ (uint32_t)(h >> 7);
+    }
+    return map_internal_hash(key, 0);
+}
+
+int ets_key_eq(const EtsTable *t, Term a, Term b)
+{
+    if (a == b) return 1;
+    return t->type == ETS_ORDERED_SET ? term_compare(a, b) == 0 : term_eq_exact(a, b);
+}
+
+EtsObj *ets_obj_new(Term obj, uint32_t hash)
+{
+    size_t n = copy_size(obj);
+    EtsObj *o = malloc(sizeof *o + n * sizeof(Term));
+    if (!o) return NULL;
+    o->next = o->left = o->right = NULL;
+    o->height = 1;
+    o->hash = hash;
+    o->words = n;
+    size_t bins = 0;
+    o->term = copy_term_bins(obj, o->data, &bins);
+    o->bins = (uint32_t)(bins > UINT32_MAX ? UINT32_MAX : bins);
+    o->flat = is_tuple(o->term) && n == tuple_arity(o->term) + 1 && o->term == make_boxed(o->data);
+    return o;
+}
+
+void ets_obj_free(EtsObj *o)
+{
+    binary_release_region(o->data, o->data + o->words);
+    free(o);
+}
+
+Term ets_copy_out(Process *p, Term t)
+{
+    if (is_immed(t)) return t;
+    size_t n = copy_size(t);
+    Term *hp = heap_alloc(p, n);
+    Term c = copy_term(t, hp);
+    binary_adopt(p, hp, hp + n);
+    return c;
+}
+
+Term ets_copy_out_obj(Process *p, const EtsObj *o, Term *hp)
+{
+    if (!hp) hp = heap_alloc(p, o->words);
+    /* the common small record of immediates: one block copy */
+    if (o->flat) {
+        memcpy(hp, o->data, o->words * sizeof(Term));
+        return make_boxed(hp);
+    }
+    Term c = copy_term(o->term, hp);
+    if (o->bins) binary_adopt(p, hp, hp + o->words);
+    return c;
+}
+
+/* ---- the hash stripes (set, bag, duplicate_bag) ---- */
+
+static inline size_t bucket_of(const EtsStripe *s, uint32_t h) { return h & (s->nbuckets - 1); }
+
+static void stripe_grow(EtsStripe *s)
+{
+    size_t nb = s->nbuckets ? s->nbuckets * 2 : ETS_MIN_BUCKETS;
+    EtsObj **b = calloc(nb, sizeof *b);
+    if (!b) return;
+    /* keep each key's run of objects together and in order: move runs */
+    for (size_t i = 0; i < s->nbuckets; i++) {
+        EtsObj *o = s->buckets[i];
+        while (o) {
+            EtsObj *last = o;
+            while (last->next && last->next->hash == o->hash) last = last->next;
+            EtsObj *rest = last->next;
+            size_t j = o->hash & (nb - 1);
+            /* append the run at the tail of its new chain */
+            EtsObj **pp = &b[j];
+            while (*pp) pp = &(*pp)->next;
+            *pp = o;
+            last->next = NULL;
+            o = rest;
+        }
+    }
+    free(s->buckets);
+    s->buckets = b;
+    s->nbuckets = nb;
+}
+
+EtsObj *ets_stripe_find(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsObj ***prevp)
+{
+    if (t->type == ETS_ORDERED_SET) {
+        EtsObj *n = s->root;
+        while (n) {
+            int c = term_compare(key, ets_key(t, n->term));
+            if (c == 0) return n;
+            n = c < 0 ? n->left : n->right;
+        }
+        return NULL;
+    }
+    if (!s->nbuckets) return NULL;
+    EtsObj **pp = &s->buckets[bucket_of(s, hash)];
+    for (; *pp; pp = &(*pp)->next)
+        if ((*pp)->hash == hash && term_eq_exact(ets_key(t, (*pp)->term), key)) {
+            if (prevp) *prevp = pp;
+            return *pp;
+        }
+    return NULL;
+}
+
+/* ---- the AVL tree (ordered_set) ---- */
+
+static inline int ht(EtsObj *n) { return n ? n->height : 0; }
+static inline void fix(EtsObj *n) { int a = ht(n->left), b = ht(n->right); n->height = (a > b ? a : b) + 1; }
+
+static EtsObj *rot_right(EtsObj *n) { EtsObj *l = n->left; n->left = l->right; l->right = n; fix(n); fix(l); return l; }
+static EtsObj *rot_left(EtsObj *n) { EtsObj *r = n->right; n->right = r->left; r->left = n; fix(n); fix(r); return r; }
+
+static EtsObj *balance(EtsObj *n)
+{
+    fix(n);
+    int b = ht(n->left) - ht(n->right);
+    if (b > 1) {
+        if (ht(n->left->left) < ht(n->left->right)) n->left = rot_left(n->left);
+        return rot_right(n);
+    }
+    if (b < -1) {
+        if (ht(n->right->right) < ht(n->right->left)) n->right = rot_right(n->right);
+        return rot_left(n);
+    }
+    return n;
+}
+
+/* Inserts o; an object of an equal key is replaced (and freed). */
+static EtsObj *tree_insert(EtsTable *t, EtsObj *n, EtsObj *o, EtsObj **replaced)
+{
+    if (!n) return o;
+    int c = term_compare(ets_key(t, o->term), ets_key(t, n->term));
+    if (c == 0) {
+        o->left = n->left; o->right = n->right; o->height = n->height;
+        *replaced = n;
+        return o;
+    }
+    if (c < 0) n->left = tree_insert(t, n->left, o, replaced);
+    else n->right = tree_insert(t, n->right, o, replaced);
+    return balance(n);
+}
+
+static EtsObj *tree_pop_min(EtsObj *n, EtsObj **min)
+{
+    if (!n->left) { *min = n; return n->right; }
+    n->left = tree_pop_min(n->left, min);
+    return balance(n);
+}
+
+static EtsObj *tree_delete(EtsTable *t, EtsObj *n, Term key, EtsObj **gone)
+{
+    if (!n) return NULL;
+    int c = term_compare(key, ets_key(t, n->term));
+    if (c < 0) n->left = tree_delete(t, n->left, key, gone);
+    else if (c > 0) n->right = tree_delete(t, n->right, key, gone);
+    else {
+        *gone = n;
+        if (!n->left) return n->right;
+        if (!n->right) return n->left;
+        EtsObj *m;
+        EtsObj *r = tree_pop_min(n->right, &m);
+        m->left = n->left; m->right = r;
+        return balance(m);
+    }
+    return balance(n);
+}
+
+EtsObj *ets_tree_step(EtsTable *t, Term k, int back)
+{
+    EtsObj *n = t->stripes[0].root, *best = NULL;
+    while (n) {
+        int c = k == THE_NON_VALUE ? (back ? 1 : -1) : term_compare(ets_key(t, n->term), k);
+        if (!back) {
+            if (k == THE_NON_VALUE || c > 0) { best = n; n = n->left; } else n = n->right;
+        } else {
+            if (k == THE_NON_VALUE || c < 0) { best = n; n = n->right; } else n = n->left;
+        }
+    }
+    return best;
+}
+
+/* ---- insert and delete, both structures ---- */
+
+static void account(EtsTable *t, EtsObj *o, long sign)
+{
+    atomic_fetch_add_explicit(&t->size, sign, memory_order_relaxed);
+    atomic_fetch_add_explicit(&t->words, sign * (long)(o->words + sizeof *o / sizeof(Term)), memory_order_relaxed);
+}
+
+void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
+{
+    if (t->type == ETS_ORDERED_SET) {
+        EtsObj *rep = NULL;
+        s->root = tree_insert(t, s->root, o, &rep);
+        account(t, o, 1);
+        if (rep) { account(t, rep, -1); ets_obj_free(rep); }
+        return;
+    }
+    if (s->count >= s->nbuckets) stripe_grow(s);
+    EtsObj **pp = &s->buckets[bucket_of(s, o->hash)];
+    Term key = ets_key(t, o->term);
+    while (*pp && !((*pp)->hash == o->hash && term_eq_exact(ets_key(t, (*pp)->term), key)))
+        pp = &(*pp)->next;
+    if (*pp && t->type == ETS_SET) {            /* replace */
+        EtsObj *old = *pp;
+        o->next = old->next;
+        *pp = o;
+        account(t, old, -1); ets_obj_free(old);
+        account(t, o, 1);
+        return;
+    }
+    /* bags: after the key's last object (insertion order); a bag keeps no
+     * two objects that are exactly equal */
+    while (*pp && (*pp)->hash == o->hash && term_eq_exact(ets_key(t, (*pp)->term), key)) {
+        if (t->type == ETS_BAG && term_eq_exact((*pp)->term, o->term)) { ets_obj_free(o); return; }
+        pp = &(*pp)->next;
+    }
+    o->next = *pp;
+    *pp = o;
+    s->count++;
+    account(t, o, 1);
+}
+
+long ets_stripe_delete_key(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
+{
+    if (t->type == ETS_ORDERED_SET) {
+        EtsObj *gone = NULL;
+        s->root = tree_delete(t, s->root, key, &gone);
+        if (!gone) return 0;
+        account(t, gone, -1); ets_obj_free(gone);
+        return 1;
+    }
+    EtsObj **pp;
+    if (!ets_stripe_find(t, s, key, hash, &pp)) return 0;
+    long n = 0;
+    while (*pp && (*pp)->hash == hash && term_eq_exact(ets_key(t, (*pp)->term), key)) {
+        EtsObj *o = *pp;
+        *pp = o->next;
+        account(t, o, -1); ets_obj_free(o);
+        s->count--;
+        n++;
+    }
+    return n;
+}
+
+void ets_stripe_remove(EtsTable *t, EtsStripe *s, EtsObj *o)
+{
+    if (t->type == ETS_ORDERED_SET) {
+        EtsObj *gone = NULL;
+        s->root = tree_delete(t, s->root, ets_key(t, o->term), &gone);
+        if (gone) { account(t, gone, -1); ets_obj_free(gone); }
+        return;
+    }
+    for (EtsObj **pp = &s->buckets[bucket_of(s, o->hash)]; *pp; pp = &(*pp)->next)
+        if (*pp == o) {
+            *pp = o->next;
+            account(t, o, -1); ets_obj_free(o);
+            s->count--;
+            return;
+        }
+}
+
+static void tree_free(EtsTable *t, EtsObj *n)
+{
+    while (n) {
+        tree_free(t, n->left);
+        EtsObj *r = n->right;
+        account(t, n, -1); ets_obj_free(n);
+        n = r;
+    }
+}
+
+void ets_stripe_clear(EtsTable *t, EtsStripe *s)
+{
+    if (t->type == ETS_ORDERED_SET) { tree_free(t, s->root); s->root = NULL; return; }
+    for (size_t i = 0; i < s->nbuckets; i++) {
+        for (EtsObj *o = s->buckets[i], *nx; o; o = nx) { nx = o->next; account(t, o, -1); ets_obj_free(o); }
+        s->buckets[i] = NULL;
+    }
+    s->count = 0;
+}
+
+/* ---- walking ---- */
+
+int ets_stripe_each(EtsTable *t, EtsStripe *s, int reverse, EtsVisit fn, void *ctx)
+{
+    if (t->type == ETS_ORDERED_SET) {
+        /* a visitor may delete the node it is given, which rebalances the
+         * tree: walk by key instead of by node then */
+        EtsObj *n = ets_tree_step(t, THE_NON_VALUE, reverse);
+        while (n) {
+            Term k = ets_key(t, n->term);
+            EtsObj *nx = ets_tree_step(t, k, reverse);
+            if (fn(t, s, n, ctx)) return 1;
+            n = nx;
+        }
+        return 0;
+    }
+    for (size_t i = 0; i < s->nbuckets; i++)
+        for (EtsObj *o = s->buckets[i], *nx; o; o = nx) {
+            nx = o->next;
+            if (fn(t, s, o, ctx)) return 1;
+        }
+    return 0;
+}
+
+Term ets_hash_next(Process *p, EtsTable *t, Term key, int *missing)
+{
+    int si = 0;
+    size_t bi = 0;
+    *missing = 0;
+    if (key != THE_NON_VALUE) {
+        uint32_t h = ets_hash(key);
+        EtsStripe *s = ets_stripe(t, h);
+        si = (int)(s - t->stripes);
+        ets_rlock(&s->lock);
+        EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
+        if (!o) { ets_runlock(&s->lock); *missing = 1; return THE_NON_VALUE; }
+        while (o->next && o->next->hash == h && term_eq_exact(ets_key(t, o->next->term), key)) o = o->next;
+        if (o->next) {
+            Term r = ets_copy_out(p, ets_key(t, o->next->term));
+            ets_runlock(&s->lock);
+            return r;
+        }
+        bi = bucket_of(s, h) + 1;
+        ets_runlock(&s->lock);
+    }
+    for (; si < t->nstripes; si++, bi = 0) {
+        EtsStripe *s = &t->stripes[si];
+        ets_rlock(&s->lock);
+        for (; bi < s->nbuckets; bi++)
+            if (s->buckets[bi]) {
+                Term r = ets_copy_out(p, ets_key(t, s->buckets[bi]->term));
+                ets_runlock(&s->lock);
+                return r;
+            }
+        ets_runlock(&s->lock);
+    }
+    return THE_NON_VALUE;
+}
