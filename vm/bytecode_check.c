@@ -9,10 +9,14 @@
  * tests/fuzz/fuzz_loader.c hands it mutated modules). It checks structure,
  * not meaning: a module that passes loads without touching memory it does
  * not own, but running it is only as safe as its producer made it.
- * Literal operands are taken as the terms the producer built (a boxed or
- * list literal cannot be checked from its word alone); an immediate must be
- * one that exists (an atom in the table, a small integer, a pid, a port, []).
+ * A literal operand must be an immediate that exists (an atom in the table,
+ * a small integer, a pid, a port, []) or point at the start of an object in
+ * literal (Boehm) memory, where the code generator builds every constant
+ * (literal.h): that rules out a number or a stray word read as a term when
+ * an opcode or a count is wrong. What the object holds is taken as the term
+ * its producer built.
  */
+#include <gc.h>
 #include "atom.h"
 #include "bytecode.h"
 
@@ -48,7 +52,9 @@ static int immed_ok(Term t)
 static int src_ok(UWord w)
 {
     if (operand_is_reg(w)) return reg_ok(w);
-    return !is_immed((Term)w) || immed_ok((Term)w);
+    if (is_immed((Term)w)) return immed_ok((Term)w);
+    void *p = is_list((Term)w) ? (void *)list_ptr((Term)w) : (void *)boxed_ptr((Term)w);
+    return p && GC_base(p) == p;
 }
 
 const char *bytecode_check(const CodeModule *cm)
@@ -78,6 +84,10 @@ const char *bytecode_check(const CodeModule *cm)
     const UWord *c = cm->code;
     for (size_t i = 0; i < cm->ncode;) {
         if (c[i] >= OP__COUNT) return "an unknown opcode";
+        /* normal_exit and the loader's specialised forms come last in
+         * opcodes.def: the VM makes them, no producer may (fmove_lit's
+         * operand, say, must be a float: specialise checks that, not this) */
+        if (c[i] >= OP_normal_exit) return "an opcode only the VM makes";
         UWord op = c[i];
         size_t k = i + 1;
         for (const char *f = opcode_formats[op]; *f; f++) {
