@@ -165,7 +165,7 @@ check-asan: deps
 	  ASAN_OPTIONS="detect_leaks=1" MINI_FLAGS="$$f" ONLY='port_*' SAN_CHECK=1 \
 	  sh tests/run.sh bin/mini-release-san build/release-san/tests || exit 1; done
 
-# Coverage-guided fuzzing (tests/fuzz/README.md): the front end, binary_to_term,
+# Coverage-guided fuzzing (docs/reliability.md): the front end, binary_to_term,
 # the loader and the shell's reader, each FUZZ_SECONDS seconds under ASan and
 # UBSan, after replaying every input that once crashed (tests/fuzz/regress).
 FUZZ_SECONDS ?= 60
