@@ -6,12 +6,16 @@
 #   make frontend-check   the compiler alone, linked without the VM (see below)
 #   make check-gc   the language tests with a collection at every allocation
 #   make bench      the benchmarks on Mini and erl (bench/run.sh; docs/benchmarks.md)
+#   make fuzz FUZZ_SECONDS=N   the libFuzzer targets, N seconds each (needs clang)
+#   make soak SECONDS=N        the soak: N seconds of processes, messages, crashes
+#                              and restarts with +S 2; counts every message
 #
 # Switches: MODE=debug|release  GC_STRESS=1  SAN=address,undefined  TSAN=1
+#           FUZZ=1 (clang, libFuzzer instrumentation, ASan and UBSan; set by make fuzz)
 
 MODE ?= release
 CC ?= cc
-BUILD := build/$(MODE)$(if $(GC_STRESS),-gcstress)$(if $(SAN),-san)$(if $(TSAN),-tsan)
+BUILD := build/$(MODE)$(if $(GC_STRESS),-gcstress)$(if $(SAN),-san)$(if $(TSAN),-tsan)$(if $(FUZZ),-fuzz)
 
 # The runtime's core is vm/ itself; its rooms are vm/bifs (the built-in
 # functions), vm/shell (the shell and the `mini` command), vm/io (async
@@ -35,6 +39,15 @@ ifdef TSAN
   CFLAGS_MODE += -fsanitize=thread
   LDFLAGS += -fsanitize=thread
 endif
+# The fuzz build: every object instrumented for libFuzzer's coverage, with
+# AddressSanitizer and UndefinedBehaviorSanitizer; only the fuzz targets link
+# libFuzzer's main. clang is needed here alone (tests/deps.sh fuzz).
+ifdef FUZZ
+  CC := clang
+  CFLAGS_MODE := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+                 -fno-sanitize-recover=undefined
+  LDFLAGS += -fsanitize=address,undefined
+endif
 CFLAGS += $(CFLAGS_COMMON) $(CFLAGS_MODE)
 # PCRE2 (libpcre2-dev) runs the `re` module, as PCRE does in Erlang/OTP
 LDLIBS := -lgc -lreadline -lpcre2-8 -lm -pthread
@@ -48,7 +61,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 BIN := bin/mini$(if $(filter-out build/release,$(BUILD)),-$(notdir $(BUILD)))
 
-.PHONY: all run test unit frontend-check check-gc check-smp check-asan check-tsan clean deps bench
+.PHONY: all run test unit frontend-check check-gc check-smp check-asan check-tsan clean deps bench \
+        fuzz fuzz-build soak
 all: $(BIN)
 
 $(BIN): $(BUILD)/vm/shell/main.o $(BUILD)/libmini.a
@@ -153,6 +167,32 @@ check-asan: deps
 	@for f in "+S 2 +A 2" "-smp disable +A 2"; do echo "== AddressSanitizer, ports, $$f"; \
 	  ASAN_OPTIONS="detect_leaks=1" MINI_FLAGS="$$f" ONLY='port_*' SAN_CHECK=1 \
 	  sh tests/run.sh bin/mini-release-san build/release-san/tests || exit 1; done
+
+# Coverage-guided fuzzing (docs/reliability.md): the front end, binary_to_term,
+# the loader and the shell's reader, each FUZZ_SECONDS seconds under ASan and
+# UBSan, after replaying every input that once crashed (tests/fuzz/regress).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := frontend etf loader shell
+FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(BUILD)/libmini.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -iquote tests/fuzz $(LDFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.a,$^) $(LDLIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz:
+	@sh tests/deps.sh fuzz
+	@$(MAKE) --no-print-directory FUZZ=1 fuzz-build
+	@sh tests/fuzz/run.sh build/$(MODE)-fuzz/fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# The soak (tests/soak/soak.mini): SECONDS of spawning, numbered messages,
+# crashes and restarts under a supervisor, timers and ports, with +S 2;
+# fails if a message to a living process is lost or doubled or memory grows.
+SECONDS ?= 60
+soak: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/soak/run.sh $(BIN) $(SECONDS)
 
 clean:
 	rm -rf build bin

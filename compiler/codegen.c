@@ -25,28 +25,42 @@
 /* ---- small utilities ---------------------------------------------------- */
 
 /* The atom a source name denotes. Source text is UTF-8 and the front end
- * keeps names so; the atom table holds characters below 256 as one byte
- * each (atom.h), so 'ÿÿ' is the two-character atom list_to_atom([255,255])
- * makes, as in OTP. Bytes that are not UTF-8 stay as they are.
+ * keeps names so; the atom table's text is UTF-8 too (atom.h), so 'ÿÿ' is
+ * the two-character atom list_to_atom([255,255]) makes, as in OTP. A byte
+ * that does not start a valid UTF-8 sequence is taken as a Latin-1
+ * character (and encoded).
  * With the atom table full (+t), atom_intern fails: the module cannot be
  * made. cg_atom then stands `undefined` in, so code generation runs to its
  * end, and codegen_module reports the limit once instead of one confusing
  * error per atom. The flag is per thread: modules compile on many. */
 static __thread int cg_atoms_full;
 
+/* The length of the valid UTF-8 sequence at s[i] (of n bytes), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t i, size_t n)
+{
+    unsigned c = s[i];
+    size_t k = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c < 0xF5 ? 4 : 0;
+    if (!k || i + k > n) return 0;
+    UWord v = k == 1 ? c : c & (k == 2 ? 0x1F : k == 3 ? 0x0F : 0x07);
+    for (size_t j = 1; j < k; j++) {
+        if ((s[i + j] & 0xC0) != 0x80) return 0;
+        v = (v << 6) | (s[i + j] & 0x3F);
+    }
+    static const UWord min_of[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+    if (v < min_of[k] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+    return k;
+}
+
 Term cg_atom(const char *name) {
     size_t n = strlen(name), k = 0;
-    char small[256], *buf = n < sizeof small ? small : GC_MALLOC_ATOMIC(n + 1);
+    char small[256], *buf = 2 * n < sizeof small ? small : GC_MALLOC_ATOMIC(2 * n + 1);
     const unsigned char *s = (const unsigned char *)name;
     for (size_t i = 0; i < n;) {
-        if (s[i] == 0xC2 || s[i] == 0xC3) {
-            if (i + 1 < n && (s[i + 1] & 0xC0) == 0x80) {
-                buf[k++] = (char)(((s[i] & 0x1F) << 6) | (s[i + 1] & 0x3F));
-                i += 2;
-                continue;
-            }
-        }
-        buf[k++] = (char)s[i++];
+        size_t len = utf8_seq(s, i, n);
+        if (len) { memcpy(buf + k, s + i, len); k += len; i += len; continue; }
+        buf[k++] = (char)(0xC0 | (s[i] >> 6));
+        buf[k++] = (char)(0x80 | (s[i] & 0x3F));
+        i++;
     }
     Term a = atom_intern(buf, k);
     if (a != THE_NON_VALUE) return a;

@@ -49,10 +49,11 @@ static void add_module_info(Module *m) {
     if (!extra) return;
     int n = m->nfunctions + extra->nfunctions;
     Function **fs = ast_alloc(sizeof *fs * (size_t)n);
-    memcpy(fs, m->functions, sizeof *fs * (size_t)m->nfunctions);
+    /* (a module with no functions or no exports has NULL lists: memcpy must not see them) */
+    if (m->nfunctions) memcpy(fs, m->functions, sizeof *fs * (size_t)m->nfunctions);
     memcpy(fs + m->nfunctions, extra->functions, sizeof *fs * (size_t)extra->nfunctions);
     NameArity *ex = ast_alloc(sizeof *ex * (size_t)(m->nexports + 2));
-    memcpy(ex, m->exports, sizeof *ex * (size_t)m->nexports);
+    if (m->nexports) memcpy(ex, m->exports, sizeof *ex * (size_t)m->nexports);
     int ne = m->nexports;
     for (int i = 0; i < extra->nfunctions; i++) {
         ex[ne].name = extra->functions[i]->name;

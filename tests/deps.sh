@@ -2,7 +2,14 @@
 # deps.sh — checks for the build dependencies (flex, bison, Boehm GC and readline
 # headers, a C compiler, PCRE2 for the re module) and what the test suite uses (tmux drives the shell
 # tests), and installs the missing ones with apt-get when it can.
+# `deps.sh fuzz` checks for what `make fuzz` needs on top: clang and its
+# libFuzzer runtime (Debian: clang, libclang-rt-dev); the normal build never needs them.
 missing=""
+if [ "$1" = fuzz ]; then
+  command -v clang >/dev/null 2>&1 || missing="$missing clang"
+  printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){return 0;}\n' \
+    | clang -fsanitize=fuzzer -x c -o /dev/null - >/dev/null 2>&1 || missing="$missing libclang-rt-dev"
+fi
 command -v flex  >/dev/null 2>&1 || missing="$missing flex"
 command -v bison >/dev/null 2>&1 || missing="$missing bison"
 command -v cc    >/dev/null 2>&1 || missing="$missing gcc"

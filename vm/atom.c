@@ -147,9 +147,17 @@ void atom_init(void)
     pthread_once(&init_once, init_table);
 }
 
+/* The characters in an atom's text (UTF-8): its bytes but continuation bytes. */
+static size_t text_chars(const char *name, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) n += ((unsigned char)name[i] & 0xC0) != 0x80;
+    return n;
+}
+
 Term atom_intern(const char *name, size_t len)
 {
-    if (len > MAX_ATOM_LENGTH)
+    if (text_chars(name, len) > MAX_ATOM_LENGTH)
         return THE_NON_VALUE;
     atom_init();
     uint32_t h = hash_text(name, len);
@@ -167,7 +175,7 @@ Term atom_intern_cstr(const char *name)
 
 Term atom_lookup(const char *name, size_t len)
 {
-    if (len > MAX_ATOM_LENGTH)
+    if (text_chars(name, len) > MAX_ATOM_LENGTH)
         return THE_NON_VALUE;
     atom_init();
     uint32_t h = hash_text(name, len);
@@ -214,7 +222,7 @@ UWord atom_text_char(const unsigned char *s, size_t n, size_t *i)
     unsigned c = s[at];
     UWord code = c;
     size_t len = 1;
-    if (c >= 0xC4 && c < 0xF5 && at + 1 < n && (s[at + 1] & 0xC0) == 0x80) {
+    if (c >= 0xC2 && c < 0xF5 && at + 1 < n && (s[at + 1] & 0xC0) == 0x80) {
         size_t k = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
         int ok = at + k <= n;
         UWord v = c & (k == 2 ? 0x1F : k == 3 ? 0x0F : 0x07);
@@ -222,7 +230,8 @@ UWord atom_text_char(const unsigned char *s, size_t n, size_t *i)
             if ((s[at + j] & 0xC0) != 0x80) ok = 0;
             else v = (v << 6) | (s[at + j] & 0x3F);
         }
-        if (ok && v >= 0x100) { code = v; len = k; }
+        static const UWord min_of[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+        if (ok && v >= min_of[k]) { code = v; len = k; }
     }
     *i = at + len;
     return code;

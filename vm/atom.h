@@ -38,7 +38,12 @@ UWord atom_count(void);
 void atom_set_limit(size_t n);
 UWord atom_limit(void);
 /* The character at *i of an atom's text, advancing *i past it. An atom's
- * text holds characters below 256 as single bytes and the others as UTF-8. */
+ * text is UTF-8, every character above 127 included, so that one text is
+ * one atom (when characters below 256 were single bytes, the Latin-1 atom
+ * [16#F0, 16#A2, 16#A2, 16#A2] and [16#228A2] had the same bytes and were
+ * the same atom), and byte order is character order (atom comparison).
+ * Every maker of an atom's text encodes so (atom_intern takes UTF-8). A
+ * byte that does not start a valid sequence reads as itself. */
 UWord atom_text_char(const unsigned char *s, size_t n, size_t *i);
 
 #endif

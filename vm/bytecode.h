@@ -61,6 +61,11 @@ extern const int bif_count;
 /* Index of a BIF in bifs.def, or -1. */
 int bif_lookup(const char *module, const char *name, int arity);
 
+/* NULL if the module is safe to load (every opcode known, every operand
+ * and count in range of the module's tables), else what is wrong
+ * (bytecode_check.c). The loader refuses a module that fails it. */
+const char *bytecode_check(const CodeModule *cm);
+
 /* Prints the module's code readably, one instruction a line, labels on
  * their own lines (`mini -S`, tests/codegen; disasm.c). */
 void disasm_module(FILE *out, const CodeModule *cm);

@@ -284,7 +284,8 @@ static Term make_atom_from(const unsigned char *s, size_t n, int utf8, int safe)
             if (v < min_of[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return THE_NON_VALUE;
         }
         if (++chars > MAX_ATOM_LENGTH) return THE_NON_VALUE;
-        if (v < 256) buf[k++] = (char)v;
+        if (v < 0x80) buf[k++] = (char)v;            /* atom text is UTF-8 (atom.h) */
+        else if (!utf8) { buf[k++] = (char)(0xC0 | (v >> 6)); buf[k++] = (char)(0x80 | (v & 0x3F)); }
         else { memcpy(buf + k, s + i, len); k += len; }
         i += len;
     }

@@ -337,8 +337,7 @@ static int directive(OutBuf *b, size_t start, const Term *fc, size_t nf, size_t 
         OutBuf t; ob_init(&t);
         int rc;
         if (is_atom(x)) {
-            size_t n; const char *s = atom_name(x, &n);
-            ob_write(&t, s, n);
+            print_atom_text(&t, x);
             rc = 0;
         } else {
             rc = format_chars(&t, x, unicode);
@@ -359,7 +358,7 @@ static int directive(OutBuf *b, size_t start, const Term *fc, size_t nf, size_t 
         if (!next_arg(a, &x) || !is_integer(x) || !next_arg(a, &y)) return -1;
         OutBuf pre; ob_init(&pre);
         int rc = 0;
-        if (is_atom(y)) { size_t n; const char *s = atom_name(y, &n); ob_write(&pre, s, n); }
+        if (is_atom(y)) print_atom_text(&pre, y);
         else rc = format_chars(&pre, y, 1);
         if (rc == 0)
             rc = prefixed_integer(b, x, f, left, p == NONE ? 10 : p, pad,
@@ -405,8 +404,8 @@ int format_run(OutBuf *b, Term fmt, Term args) {
         size_t n; const char *s = atom_name(fmt, &n);
         fc = malloc((n ? n : 1) * sizeof *fc);
         if (!fc) FATAL("out of memory for a format string of %zu characters", n);
-        for (size_t i = 0; i < n; i++) fc[i] = (unsigned char)s[i];
-        nf = n;
+        nf = 0;                              /* an atom's text is UTF-8 (atom.h) */
+        for (size_t i = 0; i < n;) fc[nf++] = (Term)atom_text_char((const unsigned char *)s, n, &i);
     } else if (is_binary(fmt)) {             /* binaries: UTF-8 text (binary.c) */
         if (binary_codes(fmt, &fc, &nf) < 0) return -1;
     } else {

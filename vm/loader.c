@@ -64,6 +64,11 @@ static UWord specialise(UWord op, const UWord *in) {
 }
 
 LoadedModule *loader_load(const CodeModule *cm) {
+    const char *bad = bytecode_check(cm);
+    if (bad) {                       /* never from the compiler: see bytecode_check.c */
+        fprintf(stderr, "%s: cannot load: %s\n", cm && cm->file ? cm->file : "module", bad);
+        return NULL;
+    }
     const void *const *handlers = emulator_handlers();
     size_t *label_at = GC_MALLOC_ATOMIC(sizeof(size_t) * (size_t)(cm->nlabels + 1));
     memset(label_at, 0, sizeof(size_t) * (size_t)(cm->nlabels + 1));

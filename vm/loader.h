@@ -8,7 +8,8 @@
 struct CodeModule;
 
 /* Links a compiled module (labels, imports, lambdas, BIFs), replaces opcode
- * numbers by handler addresses, registers it and fills its export entries. */
+ * numbers by handler addresses, registers it and fills its export entries.
+ * NULL, with a message, if the module fails bytecode_check. */
 LoadedModule *loader_load(const struct CodeModule *cm);
 
 /* Sets up the export table and the code path (argv0 locates stdlib/). */

@@ -82,18 +82,31 @@ static int is_name_char(unsigned c) {
 }
 
 int print_atom_needs_quotes(const char *s, size_t n) {
-    if (n == 0 || !is_lower_start((unsigned char)s[0])) return 1;
-    for (size_t i = 1; i < n; i++)          /* UTF-8 lead bytes (>= 0xC4) are no name chars */
-        if (!is_name_char((unsigned char)s[i])) return 1;
+    /* an atom's text is UTF-8 (atom.h); characters beyond Latin-1 are no name chars */
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    if (n == 0) return 1;
+    UWord c = atom_text_char(u, n, &i);
+    if (c > 0xFF || !is_lower_start((unsigned)c)) return 1;
+    while (i < n) {
+        c = atom_text_char(u, n, &i);
+        if (c > 0xFF || !is_name_char((unsigned)c)) return 1;
+    }
     for (int i = 0; reserved_words[i]; i++)
         if (strlen(reserved_words[i]) == n && memcmp(reserved_words[i], s, n) == 0) return 1;
     return 0;
 }
 
+void print_atom_text(OutBuf *b, Term atom) {
+    size_t n;
+    const unsigned char *s = (const unsigned char *)atom_name(atom, &n);
+    for (size_t i = 0; i < n;) print_char(b, atom_text_char(s, n, &i));
+}
+
 void print_atom(OutBuf *b, Term atom) {
     size_t n;
     const char *s = atom_name(atom, &n);
-    if (!print_atom_needs_quotes(s, n)) { ob_write(b, s, n); return; }
+    if (!print_atom_needs_quotes(s, n)) { print_atom_text(b, atom); return; }
     ob_putc(b, '\'');
     for (size_t i = 0; i < n;) {
         UWord c = atom_text_char((const unsigned char *)s, n, &i);

@@ -27,6 +27,8 @@ void print_pretty(OutBuf *b, Term t, long col, long line_len, long depth, int st
 
 void print_atom(OutBuf *b, Term atom);               /* quoted if needed        */
 int print_atom_needs_quotes(const char *s, size_t n);
+/* An atom's characters, unquoted, as print_char writes them (~s of an atom). */
+void print_atom_text(OutBuf *b, Term atom);
 /* Integer (small or big) in base 2..36; '-' for negatives; letters upper
  * case unless lowercase. */
 void print_integer(OutBuf *b, Term i, int base, int lowercase);

@@ -222,8 +222,10 @@ static int atom_text_of(Term t, Term enc, OutBuf *b)
     size_t n;
     const unsigned char *s = bin_bytes(t, &n);
     size_t chars = 0;
-    if (enc == ATOM_TERM(latin1)) {
-        ob_write(b, (const char *)s, n);
+    if (enc == ATOM_TERM(latin1)) {                 /* atom text is UTF-8 (atom.h) */
+        for (size_t i = 0; i < n; i++)
+            if (s[i] < 0x80) ob_putc(b, s[i]);
+            else { ob_putc(b, 0xC0 | (s[i] >> 6)); ob_putc(b, 0x80 | (s[i] & 0x3F)); }
         chars = n;
     } else if (enc == ATOM_TERM(utf8) || enc == ATOM_TERM(unicode)) {
         OutBuf tmp;
@@ -240,8 +242,7 @@ static int atom_text_of(Term t, Term enc, OutBuf *b)
             }
             static const UWord min_of[5] = { 0, 0, 0x80, 0x800, 0x10000 };
             if (v < min_of[k] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) { ob_free(&tmp); return 0; }
-            if (v < 256) ob_putc(b, (int)v);
-            else ob_write(b, (const char *)s + i, k);
+            ob_write(b, (const char *)s + i, k);
             i += k;
             chars++;
         }

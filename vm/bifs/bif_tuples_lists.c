@@ -201,7 +201,7 @@ static int atom_text(Term l, char *buf, size_t *len) {
             }
             return is_nil(l) ? -2 : -1;
         }
-        if (v < 256) buf[k++] = (char)v;
+        if (v < 0x80) buf[k++] = (char)v;           /* atom text is UTF-8 (atom.h) */
         else if (v < 0x800) { buf[k++] = (char)(0xC0 | (v >> 6)); buf[k++] = (char)(0x80 | (v & 0x3F)); }
         else if (v < 0x10000) {
             buf[k++] = (char)(0xE0 | (v >> 12)); buf[k++] = (char)(0x80 | ((v >> 6) & 0x3F));
