@@ -135,8 +135,9 @@ check-smp: deps
 	@$(MAKE) --no-print-directory all unit
 	@for f in "+S 1" "+S 2" "+S 4" "-smp disable"; do echo "== $$f"; \
 	  MINI_FLAGS="$$f" sh tests/run.sh $(BIN) $(BUILD)/tests || exit 1; done
-	@for f in "+A 4" "+S 1 +A 4" "+S 2 +A 1" "-smp disable +A 4"; do echo "== ports, $$f"; \
-	  MINI_FLAGS="$$f" ONLY='port_*' sh tests/run.sh $(BIN) $(BUILD)/tests || exit 1; done
+	@for f in "+A 4" "+S 1 +A 4" "+S 2 +A 1" "-smp disable +A 4"; do \
+	  for t in 'port_*' 'file_*' 'os_*'; do echo "== $$t, $$f"; \
+	    MINI_FLAGS="$$f" ONLY="$$t" sh tests/run.sh $(BIN) $(BUILD)/tests || exit 1; done; done
 
 # The concurrency tests under ThreadSanitizer: the threaded unit tests (the
 # mailbox, the pid table, the block pool), then the process and ETS tests with 2 and 4 schedulers;
