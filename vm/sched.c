@@ -20,8 +20,7 @@
  *    leave a runnext alone until it has waited a few microseconds.
  *  - An idle scheduler steals; at most one scheduler spins looking for
  *    work, looking less and less often (each look costs the owners
- *    cache-line transfers); the others sleep on their own condition
- *    variable. A thief whose steals keep it busy only briefly (a tightly
+ *    cache-line transfers); the others sleep on their own futex word. A thief whose steals keep it busy only briefly (a tightly
  *    coupled crowd it can only slow down) backs off and dozes. A busy
  *    scheduler wakes a sleeper only when it has surplus work (two processes
  *    queued behind the one it runs) and nobody is already spinning. The send path itself never takes a lock and never wakes a
