@@ -20,8 +20,7 @@
  *    leave a runnext alone until it has waited a few microseconds.
  *  - An idle scheduler steals; at most one scheduler spins looking for
  *    work, looking less and less often (each look costs the owners
- *    cache-line transfers); the others sleep on their own condition
- *    variable. A thief whose steals keep it busy only briefly (a tightly
+ *    cache-line transfers); the others sleep on their own futex word. A thief whose steals keep it busy only briefly (a tightly
  *    coupled crowd it can only slow down) backs off and dozes. A busy
  *    scheduler wakes a sleeper only when it has surplus work (two processes
  *    queued behind the one it runs) and nobody is already spinning. The send path itself never takes a lock and never wakes a
@@ -42,6 +41,9 @@
 #include <string.h>
 #include <time.h>
 #include <errno.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "sched.h"
 #include "fatal.h"
@@ -93,12 +95,12 @@ struct Scheduler {
     Process *backlog_head, *backlog_tail;
     _Atomic uint32_t backlog_len;
     pthread_t thread;
-    pthread_cond_t wake;
     Term xregs[MAX_REG];             /* the x registers of the running process */
-    int sleeping;                    /* guarded by idle_lock */
-    int dozing;                      /* sleeping out a steal back-off: woken only
-                                        for global work (idle_lock) */
-    int woken;                       /* guarded by idle_lock */
+    /* read by wakers on any thread: a line of their own */
+    _Alignas(CACHE_LINE) _Atomic int sleep_word;  /* AWAKE / SLEEPING: the futex word */
+    _Atomic int dozing;              /* sleeping out a steal back-off: woken only
+                                        for global work */
+    _Alignas(CACHE_LINE) int pad_;
     UWord context_switches;
     _Atomic UWord reductions;
     unsigned rand;
@@ -115,9 +117,10 @@ static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
 static Process *global_head[PRIO_LEVELS], *global_tail[PRIO_LEVELS];
 static _Atomic int global_count;
 
-/* idle bookkeeping: only on the idle path, never when sending */
-static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic int nsleeping;
+/* idle bookkeeping: only on the idle path, never when sending. A sleeper
+ * waits on its own futex word (sleep_word); no lock is shared. */
+enum { AWAKE = 0, SLEEPING = 1 };
+static _Atomic int nsleeping;        /* counted before the last look (idle) */
 static _Atomic int nspinning;
 static _Atomic int ndozing;          /* sleepers a local surplus does not wake */
 /* threads outside the schedulers that may still send (the shell's reader):
@@ -131,10 +134,16 @@ static _Atomic long noutside;
  * threads, the poller): a lock-free stack any scheduler empties into its
  * own ring (inject_take) */
 static _Atomic(Process *) inject_head;
+/* since when work on the inject stack has waited for a wake-up that a
+ * busy async thread put off (sched_external_settle); 0: none owed */
+static _Atomic uint64_t owed_since;
+/* how long an async thread with more jobs queued may put that wake-up off */
+#define EXTERNAL_LAG_US 2000
 
 /* the end of the run */
 static _Atomic int finished;
 static int exit_status;
+static _Atomic int deadlock_reported;
 static Term main_pid;
 
 static __thread Scheduler *self_sched;
@@ -345,36 +354,48 @@ static Process *runq_steal(Scheduler *thief, Scheduler *victim, int take_lone) {
 
 /* ---- waking sleepers ---- */
 
+static void futex_wake_one(_Atomic int *w) {
+    syscall(SYS_futex, (int *)w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Wakes s if it sleeps: the one waker that turns its word from SLEEPING
+ * to AWAKE makes the system call; a word already AWAKE costs nothing. */
+static int wake_sched(Scheduler *s) {
+    int expect = SLEEPING;
+    if (atomic_load_explicit(&s->sleep_word, memory_order_relaxed) != SLEEPING ||
+        !atomic_compare_exchange_strong(&s->sleep_word, &expect, AWAKE))
+        return 0;
+    futex_wake_one(&s->sleep_word);
+    return 1;
+}
+
 /* Wakes one sleeping online scheduler, if any sleeps and nobody spins. A
  * scheduler dozing out a steal back-off is woken only for global work (with
  * `global`): local surplus is what it just failed to use. */
 static void wake_idle_for(int global) {
-    if (!smp_enabled || atomic_load(&nspinning) > 0) return;
+    if (!smp_enabled) {
+        /* one scheduler: only work from other threads can find it asleep */
+        if (global) wake_sched(&schedulers[0]);
+        return;
+    }
+    if (atomic_load(&nspinning) > 0) return;
     int n = atomic_load(&nsleeping);
     if (!global) n -= atomic_load(&ndozing);
     if (n <= 0) return;
-    pthread_mutex_lock(&idle_lock);
     int online = atomic_load(&nonline);
     for (int i = 0; i < online; i++) {
         Scheduler *s = &schedulers[i];
-        if (s->sleeping && !s->woken && (global || !s->dozing)) {
-            s->woken = 1;
-            pthread_cond_signal(&s->wake);
-            break;
-        }
+        if (!global && atomic_load_explicit(&s->dozing, memory_order_relaxed)) continue;
+        if (wake_sched(s)) break;
     }
-    pthread_mutex_unlock(&idle_lock);
 }
 
 static void wake_idle(void) { wake_idle_for(0); }
 
 static void wake_all(void) {
-    pthread_mutex_lock(&idle_lock);
-    for (int i = 0; i < nscheds; i++) {
-        schedulers[i].woken = 1;
-        pthread_cond_signal(&schedulers[i].wake);
-    }
-    pthread_mutex_unlock(&idle_lock);
+    for (int i = 0; i < nscheds; i++)
+        if (atomic_exchange(&schedulers[i].sleep_word, AWAKE) == SLEEPING)
+            futex_wake_one(&schedulers[i].sleep_word);
 }
 
 /* ---- making processes runnable ---- */
@@ -457,21 +478,43 @@ static int inject_take(Scheduler *s) {
     return 1;
 }
 
-void sched_wake_external(Process *p) {
+static void inject_push(Process *p) {
     Process *old = atomic_load_explicit(&inject_head, memory_order_relaxed);
     do p->next_run = old;
     while (!atomic_compare_exchange_weak(&inject_head, &old, p));
-    /* only the push that made the stack non-empty looks for a sleeper: the
-     * stack is emptied whole, so later pushes ride on that wake-up. An
-     * awake scheduler finds it at its next pick; a spinning one in its
-     * spin loop; a sleeper counted itself in nsleeping before its last look
-     * at the stack (idle), so either it saw the push or we see it here. */
-    if (old) return;
-    if (!smp_enabled) {
-        if (atomic_load(&nsleeping) > 0) wake_all();
+}
+
+/* Is every scheduler asleep (or on its way, past its last look)? Only then
+ * does work on the inject stack need a wake-up: an awake scheduler takes
+ * the stack at its next pick, a spinning one in its spin loop, and one on
+ * its way to sleep counted itself in nsleeping before its last look at the
+ * stack (idle), so either it sees a push or the pusher sees the count. An
+ * offline scheduler that is awake looks too, and hands it on (idle). */
+static int all_asleep(void) { return atomic_load(&nsleeping) >= nscheds; }
+
+void sched_wake_external(Process *p) {
+    inject_push(p);
+    if (all_asleep()) wake_idle_for(1);
+}
+
+void sched_inject(Process *p) { inject_push(p); }
+
+void sched_external_settle(int now) {
+    if (!atomic_load(&inject_head) || !all_asleep()) {
+        /* nothing waits, or an awake scheduler will take it: nothing owed */
+        if (atomic_load_explicit(&owed_since, memory_order_relaxed))
+            atomic_store_explicit(&owed_since, 0, memory_order_relaxed);
         return;
     }
-    if (atomic_load(&nspinning) > 0 || atomic_load(&nsleeping) == 0) return;
+    if (!now) {
+        uint64_t since = atomic_load_explicit(&owed_since, memory_order_relaxed), t = timer_now_us();
+        if (!since) {
+            atomic_compare_exchange_strong(&owed_since, &since, t);
+            return;
+        }
+        if (t - since < EXTERNAL_LAG_US) return;
+    }
+    atomic_store_explicit(&owed_since, 0, memory_order_relaxed);
     wake_idle_for(1);
 }
 
@@ -571,20 +614,31 @@ static int any_work(Scheduler *s, int rings) {
     return 0;
 }
 
-/* Waits on s's condition variable (idle_lock held) until woken, or for
- * `wait` microseconds (negative: no limit). */
-static void cond_sleep(Scheduler *s, int64_t wait) {
-    if (wait < 0) {
-        while (!s->woken) pthread_cond_wait(&s->wake, &idle_lock);
-    } else if (wait > 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += wait / 1000000;
-        ts.tv_nsec += (long)(wait % 1000000) * 1000;
-        if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
-        while (!s->woken)
-            if (pthread_cond_timedwait(&s->wake, &idle_lock, &ts) == ETIMEDOUT) break;
+/* Sleeps on s's futex word, which s set to SLEEPING before its last look
+ * at the queues, until a waker turns it AWAKE or for `wait` microseconds
+ * (negative: no limit; 0: not at all). */
+static void futex_sleep(Scheduler *s, int64_t wait) {
+    uint64_t deadline = wait > 0 ? timer_now_us() + (uint64_t)wait : 0;
+    while (wait != 0 && atomic_load(&s->sleep_word) == SLEEPING) {
+        struct timespec ts, *tp = NULL;
+        if (wait > 0) {
+            uint64_t now = timer_now_us();
+            if (now >= deadline) break;
+            uint64_t left = deadline - now;
+            ts.tv_sec = (time_t)(left / 1000000);
+            ts.tv_nsec = (long)(left % 1000000) * 1000;
+            tp = &ts;
+        }
+        syscall(SYS_futex, (int *)&s->sleep_word, FUTEX_WAIT_PRIVATE, SLEEPING, tp, NULL, 0);
     }
+    atomic_store(&s->sleep_word, AWAKE);
+}
+
+static void report_deadlock(void) {
+    if (atomic_exchange(&deadlock_reported, 1)) return;
+    fprintf(stderr, "mini: deadlock: every process waits in receive and no timer is set\n");
+    exit_status = 2;
+    atomic_store(&finished, 1);
 }
 
 /* No work here: steal, spin (one scheduler at most), then sleep. */
@@ -597,26 +651,19 @@ static Process *idle(Scheduler *s, SWord *budget) {
         /* the shell's reader may send at any time: look every 20 ms */
         if (atomic_load(&nexternal) > 0 && (wait < 0 || wait > 20000)) wait = 20000;
         if (wait < 0 && !timer_any_pending() && atomic_load(&noutside) == 0) {
-            fprintf(stderr, "mini: deadlock: every process waits in receive and no timer is set\n");
-            exit_status = 2;
-            atomic_store(&finished, 1);
+            report_deadlock();
             return NULL;
         }
         if (wait == 0) return NULL;
         /* timers pending but none dated: look again soon, as before */
         if (wait < 0 && timer_any_pending()) wait = 1000;
-        /* asleep on the condition variable, so that an async thread's
-         * completion (sched_wake_external) can wake it */
-        pthread_mutex_lock(&idle_lock);
+        /* asleep on its futex word, so that an async thread's completion
+         * (sched_wake_external) can wake it */
+        atomic_store(&s->sleep_word, SLEEPING);
         atomic_fetch_add(&nsleeping, 1);
-        if (!atomic_load(&inject_head)) {
-            s->sleeping = 1;
-            s->woken = 0;
-            cond_sleep(s, wait);
-            s->sleeping = 0;
-        }
+        if (!atomic_load(&inject_head)) futex_sleep(s, wait);
+        else atomic_store(&s->sleep_word, AWAKE);
         atomic_fetch_sub(&nsleeping, 1);
-        pthread_mutex_unlock(&idle_lock);
         return NULL;
     }
     /* an offline scheduler takes no work (what it took would wake into its
@@ -666,55 +713,55 @@ static Process *idle(Scheduler *s, SWord *budget) {
     if (timer_fire_due() > 0) return NULL;
     if (timer_poll_near()) return NULL;
 
-    pthread_mutex_lock(&idle_lock);
-    /* counted as sleeping before the last look, so that a thread that is
-     * no scheduler and makes work (sched_wake_external) either is seen by
-     * this look or sees the count */
-    atomic_fetch_add(&nsleeping, 1);
-    if ((!offline && any_work(s, may_steal)) || atomic_load(&finished)) {
-        atomic_fetch_sub(&nsleeping, 1);
-        pthread_mutex_unlock(&idle_lock);
-        return NULL;
+    /* counted as sleeping (and the word SLEEPING, for a waker to find)
+     * before the last look, so that a thread that is no scheduler and
+     * makes work (sched_wake_external) either is seen by this look or sees
+     * the count */
+    int dozing = !offline && !may_steal;
+    if (dozing) {
+        atomic_store(&s->dozing, 1);
+        atomic_fetch_add(&ndozing, 1);
     }
+    atomic_store(&s->sleep_word, SLEEPING);
+    atomic_fetch_add(&nsleeping, 1);
+    int stay_awake = (!offline && any_work(s, may_steal)) || atomic_load(&finished);
+    /* an offline scheduler takes nothing: what arrived for the inject
+     * stack while it was awake goes to an online one */
+    if (offline && atomic_load(&inject_head)) wake_idle_for(1);
     int64_t wait = timer_sleep_limit();
-    int dozing = 0;
-    if (!offline && !may_steal) {
+    if (!stay_awake && dozing) {
         int64_t left = (int64_t)(s->backoff.not_before - timer_now_us());
         if (left < 1) left = 1;
         if (wait < 0 || wait > left) wait = left;
-        dozing = 1;
     }
-    int others_awake = nscheds - atomic_load(&nsleeping);   /* we counted ourselves */
-    /* timers are per scheduler: a sleeper may hold some (it wakes for them) */
-    if (wait < 0 && others_awake == 0 && s->id < atomic_load(&nonline) &&
+    /* the last one to count itself, finding nothing: every process waits.
+     * Only shared queues can hold work now (a scheduler on its way to sleep
+     * has an empty ring and runnext), and it looked at them after its count;
+     * a scheduler that found work uncounted itself before taking it. Timers
+     * are per scheduler: a sleeper may hold some (it wakes for them). */
+    if (!stay_awake && wait < 0 && atomic_load(&nsleeping) >= nscheds && s->id < atomic_load(&nonline) &&
         atomic_load(&nexternal) == 0 && atomic_load(&noutside) == 0 && !timer_any_pending()) {
-        fprintf(stderr, "mini: deadlock: every process waits in receive and no timer is set\n");
-        exit_status = 2;
-        atomic_store(&finished, 1);
-        atomic_fetch_sub(&nsleeping, 1);
-        pthread_mutex_unlock(&idle_lock);
+        report_deadlock();
         wake_all();
-        return NULL;
+        stay_awake = 1;
     }
-    s->sleeping = 1;
-    s->woken = 0;
-    s->dozing = dozing;
-    if (dozing) atomic_fetch_add(&ndozing, 1);
-    cond_sleep(s, wait);
+    if (stay_awake) atomic_store(&s->sleep_word, AWAKE);
+    else futex_sleep(s, wait);
     atomic_fetch_sub(&nsleeping, 1);
-    if (dozing) atomic_fetch_sub(&ndozing, 1);
-    s->sleeping = 0;
-    s->dozing = 0;
-    pthread_mutex_unlock(&idle_lock);
+    if (dozing) {
+        atomic_fetch_sub(&ndozing, 1);
+        atomic_store(&s->dozing, 0);
+    }
     return NULL;
 }
 
-/* ---- senders outside the schedulers (the shell's reader thread) ---- */
+/* ---- senders outside the schedulers (the shell's reader) ---- */
 
 void sched_external_source(int delta) { atomic_fetch_add(&nexternal, delta); }
 
-/* After such a thread delivered a message: wake sleepers under idle_lock,
- * so the wake-up cannot slip between a sleeper's last look and its wait. */
+/* After such a thread delivered a message: wake every sleeper (a sleeper
+ * between its last look and its wait finds its word AWAKE and does not
+ * wait). */
 void sched_external_wake(void) { if (smp_enabled) wake_all(); }
 
 /* ---- running ---- */
@@ -864,7 +911,6 @@ void sched_init(int n, int smp) {
     for (int i = 0; i < n; i++) {
         schedulers[i].id = i;
         schedulers[i].rand = (unsigned)i * 2654435761u + 1;
-        pthread_cond_init(&schedulers[i].wake, NULL);
     }
 }
 

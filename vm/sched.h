@@ -45,9 +45,17 @@ void sched_external_source(int delta);
 void sched_external_wake(void);
 /* A thread that is no scheduler (an async thread, the poller) made p
  * runnable: it swapped p's MAILBOX_WAITING mark out of the inbox, so it
- * alone holds the wake-up. Lock-free; wakes a scheduler only if one sleeps
- * and none spins. */
+ * alone holds the wake-up. Lock-free; p goes onto a stack every scheduler
+ * takes from at its next pick, and a scheduler is woken only if every one
+ * sleeps. */
 void sched_wake_external(Process *p);
+/* The same without the wake-up, for an async thread with more jobs queued:
+ * it calls sched_external_settle after each job, which wakes a scheduler
+ * when every one sleeps and the work has waited EXTERNAL_LAG_US (sched.c),
+ * or at once with `now` (the thread's queue is empty, or its jobs are
+ * long). */
+void sched_inject(Process *p);
+void sched_external_settle(int now);
 /* Work outside the schedulers that will come back to a process or port
  * (+1 when an async job is given, -1 when its completion is taken): while
  * any is out, processes all waiting in receive are no deadlock. */

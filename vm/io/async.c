@@ -19,6 +19,14 @@
  *    producer sees SLEEPING.
  *  - A finished job goes back to its port's inbox (async_job_complete in
  *    port.c): the thread takes no lock of a port or a process.
+ *  - A scheduler is woken for a completion only when every scheduler
+ *    sleeps (an awake one takes it at its next pick), and a thread with
+ *    more jobs queued puts that wake-up off (sched_external_settle): the
+ *    completions of the next jobs ride on it, so one wake-up carries a
+ *    batch. It is paid when the thread's queue runs dry (the thread never
+ *    idles owing one), when the oldest waited EXTERNAL_LAG_US, or at once
+ *    after a job that took LONG_JOB_US or more (long jobs predict long
+ *    jobs, and a completion must not wait behind one).
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -31,8 +39,12 @@
 #include "port.h"
 #include "fatal.h"
 #include "smp.h"
+#include "sched.h"
+#include "timer.h"
 
 enum { RUNNING = 0, SPINNING = 1, SLEEPING = 2 };
+#define LONG_JOB_US 2000       /* a job this long pays an owed wake-up at once: one
+                                  wake-up per job costs little beside it */
 #define SPIN_ROUNDS 2000       /* looks at an empty queue before sleeping
                                   (~20-50 us): a job submitted right after
                                   the last one finished needs no futex */
@@ -79,8 +91,11 @@ static void *async_main(void *arg) {
         if (batch) {
             for (Message *m = batch, *next; m; m = next) {
                 next = m->next;
+                uint64_t t0 = timer_now_us();
                 async_job_complete(m);
                 t->jobs++;
+                int more = next || atomic_load_explicit(&t->head, memory_order_relaxed);
+                sched_external_settle(!more || timer_now_us() - t0 >= LONG_JOB_US);
             }
             continue;
         }

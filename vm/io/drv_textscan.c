@@ -29,6 +29,7 @@
 
 #include "driver.h"
 #include "atom.h"
+#include "textscan_count.h"
 
 typedef struct Scan { DrvPort *port; } Scan;
 
@@ -48,8 +49,6 @@ static void *scan_start(DrvPort *port, const char *command, const DrvOpts *opts,
 
 static void scan_stop(void *drv) { free(drv); }
 
-static int is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
 /* On the async thread: only the job's own memory is touched. */
 static void scan_work(void *data) {
     ScanJob *j = data;
@@ -65,13 +64,7 @@ static void scan_work(void *data) {
         ssize_t n = read(fd, buf, CHUNK);
         if (n < 0) { if (errno == EINTR) continue; j->err = errno; break; }
         if (n == 0) break;
-        for (ssize_t i = 0; i < n; i++) {
-            unsigned char c = buf[i];
-            lines += c == '\n';
-            int sp = is_space(c);
-            words += !sp && !in_word;
-            in_word = !sp;
-        }
+        textscan_count(buf, (size_t)n, &lines, &words, &in_word);
         /* every 64th byte of the file: offsets 0, 64, ... */
         for (unsigned long k = (64 - off % 64) % 64; k < (unsigned long)n; k += 64) {
             h ^= buf[k];

@@ -614,7 +614,7 @@ void async_job_complete(Message *m) {
     /* The push tells whether the port waits; only then may we touch it
      * again (it cannot run, let alone end, until someone makes it
      * runnable). Its inbox stays open while a job is out. */
-    if (mailbox_push(&pp->mbox, m) == 1) sched_wake_external(pp);
+    if (mailbox_push(&pp->mbox, m) == 1) sched_inject(pp);   /* woken by async_main's settle */
 }
 
 void port_io_ready(DrvPort *port, int fd, int mode) {
