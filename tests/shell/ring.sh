@@ -1,4 +1,4 @@
-# ring.sh — issue 6: the ring session. relay:start/2 returns ok at once and
+# ring.sh — the ring session. relay:start/2 returns ok at once and
 # the head prints `Finished. Time:` later, while the prompt is live: the
 # output lands above the prompt and the half-typed line is redrawn.
 . "$(dirname "$0")/lib.sh"
