@@ -1,4 +1,4 @@
-# complete.sh — issue 6: Tab completes `lists:fol` to `lists:fold`, module
+# complete.sh — Tab completes `lists:fol` to `lists:fold`, module
 # names (to `Module:`), and bound variables.
 . "$(dirname "$0")/lib.sh"
 start

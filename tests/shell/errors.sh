@@ -1,4 +1,4 @@
-# errors.sh — issue 6: a syntax error and a runtime error leave the shell
+# errors.sh — a syntax error and a runtime error leave the shell
 # usable with its bindings; unbound variables; Ctrl-C stops a running
 # command; f(X), b(), v(N); an exception replaces the evaluator.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,4 @@
-# flags.sh — issue 6: every command-line flag, good and bad, without a
+# flags.sh — every command-line flag, good and bad, without a
 # terminal: exit statuses, output, and the usage message for bad flags.
 BIN=${1:-bin/mini}
 TMPD=$(mktemp -d)

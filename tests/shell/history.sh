@@ -1,4 +1,4 @@
-# history.sh — issue 6: the up arrow recalls the previous line, and the
+# history.sh — the up arrow recalls the previous line, and the
 # history is kept in ~/.mini_history across runs.
 . "$(dirname "$0")/lib.sh"
 start

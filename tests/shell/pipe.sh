@@ -1,4 +1,4 @@
-# pipe.sh — issue 6: the shell reading piped input (no terminal, no
+# pipe.sh — the shell reading piped input (no terminal, no
 # readline): prompts are printed for each expression as erl prints them,
 # results and errors come in order, and the end of input ends the VM (0).
 BIN=${1:-bin/mini}
