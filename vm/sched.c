@@ -629,7 +629,17 @@ static void futex_sleep(Scheduler *s, int64_t wait) {
             ts.tv_nsec = (long)(left % 1000000) * 1000;
             tp = &ts;
         }
+#ifdef __SANITIZE_THREAD__
+        /* ThreadSanitizer holds a signal back while its thread is in a raw
+         * system call it does not know, and Boehm's collector stops the
+         * world with signals: a scheduler asleep in futex() would never
+         * answer ("Signals delivery fails constantly"). Under TSan it naps
+         * in usleep, a call TSan delivers signals in, and looks again. */
+        (void)tp;
+        usleep(wait > 0 && ts.tv_sec == 0 && ts.tv_nsec < 200000 ? (useconds_t)(ts.tv_nsec / 1000) + 1 : 200);
+#else
         syscall(SYS_futex, (int *)&s->sleep_word, FUTEX_WAIT_PRIVATE, SLEEPING, tp, NULL, 0);
+#endif
     }
     atomic_store(&s->sleep_word, AWAKE);
 }
