@@ -56,4 +56,9 @@ wait $pid || { echo "mini failed"; cat "$dir/out"; exit 1; }
 echo "after 1000: $f1 fds, $t1 threads, $r1 kB; after 10000: $f2 fds, $t2 threads, $r2 kB"
 [ "$f1" = "$f2" ] || { echo "file descriptors: $f1 after 1000 cycles, $f2 after 10000"; exit 1; }
 [ "$t1" = "$t2" ] || { echo "threads: $t1 after 1000 cycles, $t2 after 10000"; exit 1; }
-[ $((r2 - r1)) -lt 4096 ] || { echo "memory: $r1 kB after 1000 cycles, $r2 kB after 10000"; exit 1; }
+# AddressSanitizer holds freed memory back in its quarantine (256 MB), so
+# resident memory says nothing about leaks there (its leak checker does)
+case "$MINI" in
+*-san*) echo "memory not compared under AddressSanitizer (its quarantine keeps freed blocks)" ;;
+*) [ $((r2 - r1)) -lt 4096 ] || { echo "memory: $r1 kB after 1000 cycles, $r2 kB after 10000"; exit 1; } ;;
+esac

@@ -46,7 +46,7 @@ static size_t take_back(int line, size_t n, char **out) {
     pthread_mutex_lock(&req_lock);
     size_t k = back_len < n ? back_len : n;
     if (line) {
-        char *nl = memchr(back, '\n', back_len);
+        char *nl = back_len ? memchr(back, '\n', back_len) : NULL;
         k = nl ? (size_t)(nl - back) + 1 : back_len;
     }
     *out = NULL;
