@@ -27,6 +27,7 @@ Term *heap_alloc(Process *p, size_t words);
  * empties it when no process holds words of it (after each time slice). */
 void heap_reserve_init(void);
 void heap_reserve_reset(void);
+void heap_reserve_free(void);
 
 /* Heap fragments outside a process (a message in flight is built in one).
  * heap_frag_new returns NULL when out of memory; the caller sets f->used.

@@ -56,6 +56,7 @@
 #include "binary.h"
 #include "sched_policy.h"
 #include "smp.h"
+#include "heap.h"
 #include "port.h"
 
 #define RUNQ_SIZE 256                /* a power of two */
@@ -908,6 +909,7 @@ static void scheduler_loop(Scheduler *s) {
 
 static void *scheduler_thread(void *arg) {
     scheduler_loop(arg);
+    heap_reserve_free();
     return NULL;
 }
 
