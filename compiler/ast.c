@@ -79,3 +79,20 @@ const char *ast_intern(const char *s, size_t len)
     pthread_mutex_unlock(&intern_lock);
     return copy;
 }
+
+/* The operator as source text names it (the BIF it calls: erlang:'+'/2). */
+const char *ast_op_name(Op op) {
+    switch (op) {
+    case OP_ADD: return "+"; case OP_SUB: return "-"; case OP_MUL: return "*";
+    case OP_FDIV: return "/"; case OP_IDIV: return "div"; case OP_REM: return "rem";
+    case OP_BAND: return "band"; case OP_BOR: return "bor"; case OP_BXOR: return "bxor";
+    case OP_BSL: return "bsl"; case OP_BSR: return "bsr"; case OP_BNOT: return "bnot";
+    case OP_NOT: return "not"; case OP_AND: return "and"; case OP_OR: return "or";
+    case OP_XOR: return "xor"; case OP_EQ: return "=="; case OP_NE: return "/=";
+    case OP_EXACT_EQ: return "=:="; case OP_EXACT_NE: return "=/="; case OP_LT: return "<";
+    case OP_GT: return ">"; case OP_LE: return "=<"; case OP_GE: return ">=";
+    case OP_APPEND: return "++"; case OP_SUBTRACT: return "--"; case OP_SEND: return "!";
+    case OP_NEG: return "-"; case OP_PLUS: return "+";
+    }
+    return "?";
+}

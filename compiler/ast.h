@@ -175,6 +175,8 @@ typedef struct Module {
 
 /* Memory: everything here is Boehm-allocated and zero-filled. */
 void *ast_alloc(size_t size);
+/* An operator's source name ("+", "band", "=:=", "++", "!"). */
+const char *ast_op_name(Op op);
 const char *ast_intern(const char *s, size_t len);
 Expr *ast_expr(ExprKind kind, int line, int col);
 

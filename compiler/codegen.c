@@ -887,22 +887,6 @@ void cg_oplist(Fn *f, Expr **es, int n, UWord *ops) {
     for (int i = 0; i < n; i++) ops[i] = cg_operand(f, es[i], later[i]);
 }
 
-static const char *binop_name(Op op) {
-    switch (op) {
-    case OP_ADD: return "+"; case OP_SUB: return "-"; case OP_MUL: return "*";
-    case OP_FDIV: return "/"; case OP_IDIV: return "div"; case OP_REM: return "rem";
-    case OP_BAND: return "band"; case OP_BOR: return "bor"; case OP_BXOR: return "bxor";
-    case OP_BSL: return "bsl"; case OP_BSR: return "bsr"; case OP_BNOT: return "bnot";
-    case OP_NOT: return "not"; case OP_AND: return "and"; case OP_OR: return "or";
-    case OP_XOR: return "xor"; case OP_EQ: return "=="; case OP_NE: return "/=";
-    case OP_EXACT_EQ: return "=:="; case OP_EXACT_NE: return "=/="; case OP_LT: return "<";
-    case OP_GT: return ">"; case OP_LE: return "=<"; case OP_GE: return ">=";
-    case OP_APPEND: return "++"; case OP_SUBTRACT: return "--"; case OP_SEND: return "!";
-    case OP_NEG: return "-"; case OP_PLUS: return "+";
-    }
-    return "?";
-}
-
 static void emit_bif(Fn *f, const char *name, int line, UWord dest, UWord *ops, int n) {
     int b = bif_lookup("erlang", name, n);
     if (b < 0) { cg_error(f, line, 1, "internal: no BIF erlang:%s/%d", name, n); return; }
@@ -934,7 +918,7 @@ static void cg_binop(Fn *f, Expr *e, UWord dest) {
         int op = e->op == OP_ADD ? OP_add : e->op == OP_SUB ? OP_sub : OP_mul;
         cg_op(f, op, 5, (UWord)f->bif_fail, (UWord)live, ops[0], ops[1], dest);
     } else {
-        emit_bif(f, binop_name(e->op), e->line, dest, ops, 2);
+        emit_bif(f, ast_op_name(e->op), e->line, dest, ops, 2);
     }
     cg_free(f, ops[0]); cg_free(f, ops[1]);
 }
@@ -942,7 +926,7 @@ static void cg_binop(Fn *f, Expr *e, UWord dest) {
 static void cg_unop(Fn *f, Expr *e, UWord dest) {
     if (cg_is_farith(f, e)) { cg_farith(f, e, dest); return; }
     UWord op = cg_operand(f, e->a, 0);
-    emit_bif(f, binop_name(e->op), e->line, dest, &op, 1);
+    emit_bif(f, ast_op_name(e->op), e->line, dest, &op, 1);
     cg_free(f, op);
 }
 
