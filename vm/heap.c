@@ -27,6 +27,7 @@
  * request larger than the reserve is fatal for the VM.
  */
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdatomic.h>
@@ -209,6 +210,23 @@ static PoolStack block_pools[NCACHES];
 static __thread void *block_free[NCACHES];      /* linked through their first word */
 static __thread int block_nfree[NCACHES];
 
+/* A thread that ends hands its cached blocks on: first heaps go back to
+ * malloc; process records, which are never freed (see above), join one list
+ * of records left by ended threads, where the next thread short of records
+ * takes them. Otherwise they would be lost with the thread's variables. */
+static void *orphan_records;
+static pthread_mutex_t orphan_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *orphan_record_take(void)
+{
+    pthread_mutex_lock(&orphan_lock);
+    void *b = orphan_records;
+    if (b)
+        orphan_records = *(void **)b;
+    pthread_mutex_unlock(&orphan_lock);
+    return b;
+}
+
 static size_t cache_bytes(int c)
 {
     return c == CACHE_PROCESS ? sizeof(Process) : MIN_HEAP_SIZE * sizeof(Term);
@@ -219,8 +237,12 @@ static void *cache_alloc(int c)
     if (!block_free[c]) {
         if ((block_free[c] = pool_stack_pop(&block_pools[c])))
             block_nfree[c] = BLOCK_BATCH;
-        else                            /* a record starts with refc 0 */
-            return c == CACHE_PROCESS ? calloc(1, cache_bytes(c)) : malloc(cache_bytes(c));
+        else if (c == CACHE_HEAP)
+            return malloc(cache_bytes(c));
+        else {                          /* a record starts with refc 0 */
+            void *b = orphan_record_take();
+            return b ? b : calloc(1, cache_bytes(c));
+        }
     }
     void *b = block_free[c];
     block_free[c] = *(void **)b;
@@ -253,6 +275,27 @@ static void cache_free(int c, void *b)
         free(batch);
         batch = next;
     }
+}
+
+void heap_caches_release(void)
+{
+    for (void *b = block_free[CACHE_HEAP], *next; b; b = next) {
+        next = *(void **)b;
+        free(b);
+    }
+    block_free[CACHE_HEAP] = NULL;
+    block_nfree[CACHE_HEAP] = 0;
+    void *last = block_free[CACHE_PROCESS];
+    if (last) {
+        while (*(void **)last)
+            last = *(void **)last;
+        pthread_mutex_lock(&orphan_lock);
+        *(void **)last = orphan_records;
+        orphan_records = block_free[CACHE_PROCESS];
+        pthread_mutex_unlock(&orphan_lock);
+    }
+    block_free[CACHE_PROCESS] = NULL;
+    block_nfree[CACHE_PROCESS] = 0;
 }
 
 Process *process_new_memory(size_t heap_words)

@@ -28,6 +28,8 @@ Term *heap_alloc(Process *p, size_t words);
 void heap_reserve_init(void);
 void heap_reserve_reset(void);
 void heap_reserve_free(void);
+/* A thread that ends hands its cached process records and first heaps on. */
+void heap_caches_release(void);
 
 /* Heap fragments outside a process (a message in flight is built in one).
  * heap_frag_new returns NULL when out of memory; the caller sets f->used.

@@ -910,6 +910,7 @@ static void scheduler_loop(Scheduler *s) {
 static void *scheduler_thread(void *arg) {
     scheduler_loop(arg);
     heap_reserve_free();
+    heap_caches_release();
     return NULL;
 }
 
