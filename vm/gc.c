@@ -66,6 +66,7 @@
 #include <string.h>
 
 #include "gc.h"
+#include "proc_dict.h"
 #include "fatal.h"
 #include "smp.h"
 #include "binary.h"
@@ -346,7 +347,10 @@ static void for_each_root(Gc *g, Process *p, int live, Term *stack, Term *stack_
         update(g, &p->x[i]);
     for (Term *s = stack; s < stack_end; s++)
         update(g, s);                          /* CPs and catches have tag 00 */
-    update(g, &p->dict);
+    for (uint32_t i = 0; proc_dict_next(p->dict, &i); i++) {
+        update(g, &p->dict->kv[2 * i]);
+        update(g, &p->dict->kv[2 * i + 1]);
+    }
     update(g, &p->exc_reason);
     update(g, &p->exc_trace);
     update(g, &p->initial_call);

@@ -7,7 +7,7 @@
  *   - every word of the stack, stop .. hend-1, whose primary tag is not 00
  *     (words with tag 00 are CPs and catch markers and are skipped; so is
  *     THE_NON_VALUE, which is 0)
- *   - p->dict, p->exc_reason, p->exc_trace, p->initial_call, p->group_leader
+ *   - the pairs of p->dict (a table beside the heap), p->exc_reason, p->exc_trace, p->initial_call, p->group_leader
  * The collector moves objects and rewrites the roots in place: a C variable
  * holding a Term (or a Term *) into the heap across a collection is stale
  * afterwards. Registers at or above `live` are garbage after a collection.

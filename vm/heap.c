@@ -39,6 +39,7 @@
 #include "process.h"
 #include "binary.h"
 #include "pool.h"
+#include "proc_dict.h"
 #include "mem_limit.h"
 
 /* A fresh fragment has at least this many words, so that a BIF building a
@@ -326,7 +327,7 @@ Process *process_new_memory(size_t heap_words)
     p->xsave = p->xsave_inline;
     p->xsave_cap = XSAVE_INLINE;
     p->x = p->xsave;
-    p->dict = NIL;
+    p->dict = NULL;
     p->exc_reason = THE_NON_VALUE;
     p->exc_trace = NIL;
     p->initial_call = NIL;
@@ -354,6 +355,8 @@ void process_free_memory(Process *p)
     free(p->old_heap);
     heap_free_frags(p);
     if (p->xsave != p->xsave_inline) free(p->xsave);
+    proc_dict_free(p->dict);
+    p->dict = NULL;
     cache_free(CACHE_PROCESS, p);
 }
 

@@ -88,7 +88,7 @@ typedef struct Process {
     Term exc_trace;            /* stack trace list, built when raised          */
     const Instr *exc_pc;       /* where it was raised, for the trace           */
 
-    Term dict;                 /* process dictionary: a list of {K,V}        */
+    struct ProcDict *dict;     /* process dictionary (proc_dict.h), or NULL  */
     Term pid;
     Term initial_call;         /* {M,F,A} literal or NIL                     */
     Term group_leader;

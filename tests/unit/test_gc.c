@@ -18,6 +18,7 @@
 #include "gc.h"
 #include "module.h"
 #include "process.h"
+#include "proc_dict.h"
 
 #ifndef GC_STRESS
 #define GC_STRESS 0
@@ -243,7 +244,9 @@ static void test_shared_roots(void)
     gc_ensure(p, 1, 3);
     p->stop -= 1;
     p->stop[0] = p->x[0];
-    p->dict = p->x[1];
+    int failed;
+    proc_dict_put(&p->dict, make_small(1), p->x[1], &failed);   /* the dictionary's pairs are roots */
+    CHECK(!failed);
     gc_full(p, 3);
 #if !GC_STRESS
     CHECK(p->gc_last_copied == 2000 + 4);
@@ -253,14 +256,15 @@ static void test_shared_roots(void)
     CHECK(tuple_elems(t)[0] == p->x[0]);
     CHECK(p->x[2] == p->x[0]);
     CHECK(p->stop[0] == p->x[0]);
-    CHECK(p->dict == p->x[1]);
+    CHECK(p->dict->kv[2 * proc_dict_find(p->dict, make_small(1)) + 1] == p->x[1]);
     CHECK(tuple_elems(t)[2] == list_tail(p->x[0]));
     CHECK(check_range_list(p->x[0], 999, 1000));
     /* exception fields are roots too */
     p->exc_reason = p->x[0];
     p->exc_trace = p->x[1];
     p->x[0] = p->x[1] = p->x[2] = NIL;
-    p->dict = NIL;
+    proc_dict_free(p->dict);
+    p->dict = NULL;
     p->stop[0] = NIL;
     gc_collect(p, 0, 0, 0);
     gc_full(p, 0);
@@ -529,7 +533,7 @@ static void test_sizes_and_reductions(void)
     CHECK(gc_next_heap_size(1346270) == 1346269 + 1346269 / 5);
     Process *p = process_new_memory(1000);
     CHECK(gc_heap_size(p) == 1597 && p->min_heap_size == 1597);
-    CHECK(p->dict == NIL && p->exc_reason == THE_NON_VALUE && p->max_gen_gcs == 65535);
+    CHECK(p->dict == NULL && p->exc_reason == THE_NON_VALUE && p->max_gen_gcs == 65535);
     CHECK(p->mbuf == NULL && p->old_heap == NULL && p->high_water == p->heap);
 #if !GC_STRESS
     CHECK(gc_ensure(p, 10, 0) == 0);                   /* room: no collection */

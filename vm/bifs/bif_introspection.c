@@ -28,6 +28,7 @@
 #include "binary.h"
 #include "term_build.h"
 #include "bif.h"
+#include "proc_dict.h"
 #include "port.h"
 #include "arith.h"
 #include "atom.h"
@@ -161,7 +162,23 @@ static Term monitor_list(Process *p, Process *q, int out) {
 
 static Term info_monitors(Process *p, Process *q) { return monitor_list(p, q, 1); }
 static Term info_monitored_by(Process *p, Process *q) { return monitor_list(p, q, 0); }
-static Term info_dictionary(Process *p, Process *q) { return q == p ? p->dict : copy_here(p, q->dict); }
+/* {Key, Value} pairs, copied when they are another process's */
+static Term info_dictionary(Process *p, Process *q) {
+    Term res = NIL;
+    const ProcDict *d = q->dict;
+    for (uint32_t i = 0; proc_dict_next(d, &i); i++) {
+        Term k = q == p ? d->kv[2 * i] : copy_here(p, d->kv[2 * i]);
+        Term v = q == p ? d->kv[2 * i + 1] : copy_here(p, d->kv[2 * i + 1]);
+        Term *hp = heap_alloc(p, 5);
+        hp[0] = make_tuple_header(2);
+        hp[1] = k;
+        hp[2] = v;
+        hp[3] = make_boxed(hp);
+        hp[4] = res;
+        res = make_list(hp + 3);
+    }
+    return res;
+}
 static Term info_trap_exit(Process *p, Process *q) { (void)p; return q->trap_exit ? AM_true : AM_false; }
 static Term info_error_handler(Process *p, Process *q) { (void)p; (void)q; return ATOM_TERM(error_handler); }
 static Term info_suspending(Process *p, Process *q) { (void)p; (void)q; return NIL; }
