@@ -152,6 +152,8 @@ def report(header, d):
     line("spawn x%s" % p, "µs/spawn", "spawn", p, 1.0 / int(p) if p else 1, "{:.3f}")
     p = first("idle")
     line("idle process", "bytes", "idle", p, 1)
+    p = first("pairs_hogs")
+    line("pairs and hogs", "ms", "pairs_hogs", p, 1e-3)
     P(table(heads, rows))
     P("")
 
@@ -348,6 +350,19 @@ def report(header, d):
         target("spawn: at most 0.5 µs per spawn (Mini +S 1)", None if m1 is None else m1 / int(p) <= 0.5,
                "%s µs (erl +S 1: %s)" % (fmt_or_dash(m1 and m1 / int(p), "{:.3f}"),
                                          fmt_or_dash(d.med("spawn", p, "erl-S1") and d.med("spawn", p, "erl-S1") / int(p), "{:.3f}")))
+
+    # ---- pairs and hogs
+    if d.params("pairs_hogs"):
+        p = d.params("pairs_hogs")[0]
+        cs = d.configs("pairs_hogs", cfg_all)
+        P("### pairs and hogs: %s ping-pong pairs queued in front of 4 CPU-bound processes  (ms)\n" % p)
+        P(table(["config", "ms"], [[NAMES[c], d.cell("pairs_hogs", p, c, 1e-3)] for c in cs]))
+        m1, m2 = d.med("pairs_hogs", p, "mini-S1"), d.med("pairs_hogs", p, "mini-S2")
+        P("")
+        target("pairs and hogs: Mini +S 2 no slower than +S 1 (the busy-first steal's counter-shape)",
+               None if not (m1 and m2) else m2 <= m1 * 1.05,
+               "+S 2 / +S 1 = %s" % ("-" if not (m1 and m2) else "%.2f" % (m2 / m1)))
+        P("")
 
     # ---- idle
     if d.params("idle"):

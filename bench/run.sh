@@ -30,7 +30,7 @@ if [ $MODE = quick ]; then RUNS=${RUNS:-3}; else RUNS=${RUNS:-5}; fi
 MINI=${MINI:-bin/mini}
 ERL=${ERL:-erl}
 LUA=${LUA:-lua5.4}
-ONLY=${ONLY:-"fib lists ring two big hackbench threadring pingpong flood spawn idle"}
+ONLY=${ONLY:-"fib lists ring two big hackbench threadring pingpong flood spawn idle pairs"}
 
 # ---------------------------------------------------------------- sizes
 if [ $MODE = quick ]; then
@@ -270,6 +270,12 @@ p_spawn() { sed -n 's/^Time: \([0-9]*\) us$/\1/p'; }
 if want spawn; then
   echo "spawn ($SPAWN_N spawns):"
   measure spawn "$SPAWN_N" us p_spawn "$MINI_CONFIGS $ERL_CONFIGS" bench/spawn.mini "$SPAWN_N"
+fi
+# conversations queued in front of CPU-bound work: the counter-shape of the
+# steal rule that takes at least up to the first busy process
+if want pairs; then
+  echo "pairs and hogs (50 pairs x 20000 trips, 4 hogs):"
+  measure pairs_hogs 50 us p_time_us "$MINI_CONFIGS $ERL_CONFIGS" bench/pairs_hogs.mini 50 4 20000 20000000
 fi
 if want idle; then
   echo "idle processes ($IDLE_N):"
