@@ -691,41 +691,19 @@ void bin_write(OutBuf *b, Term t, long d)
     ob_puts(b, ">>");
 }
 
-static int printable_byte(unsigned c)
-{
-    if ((c >= ' ' && c <= '~') || (c >= 0xA0 && c <= 0xFF)) return 1;
-    switch (c) {
-    case '\n': case '\r': case '\t': case '\v': case '\b': case '\f': case 27: return 1;
-    }
-    return 0;
-}
-
 /* io_lib:write_string(L, $") for printable Latin-1 bytes. */
 static void put_string_bytes(OutBuf *b, const unsigned char *s, size_t n)
 {
     ob_putc(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned c = s[i];
-        switch (c) {
-        case '"': ob_puts(b, "\\\""); break;
-        case '\\': ob_puts(b, "\\\\"); break;
-        case '\n': ob_puts(b, "\\n"); break;
-        case '\r': ob_puts(b, "\\r"); break;
-        case '\t': ob_puts(b, "\\t"); break;
-        case '\v': ob_puts(b, "\\v"); break;
-        case '\b': ob_puts(b, "\\b"); break;
-        case '\f': ob_puts(b, "\\f"); break;
-        case 27: ob_puts(b, "\\e"); break;
-        default: ob_putc(b, (int)c);
-        }
-    }
+    for (size_t i = 0; i < n; i++)
+        print_quoted_char(b, s[i], '"');
     ob_putc(b, '"');
 }
 
 /* Index of the first non-printable byte in s[from, to), or `to`. */
 static size_t first_unprintable(const unsigned char *s, size_t from, size_t to)
 {
-    while (from < to && printable_byte(s[from])) from++;
+    while (from < to && print_printable_latin1(s[from])) from++;
     return from;
 }
 
@@ -767,12 +745,6 @@ int bin_pretty_string(OutBuf *b, Term t, long d)
 
 /* A character io_lib_pretty prints inside a string in unicode mode, with
  * io:printable_range() at its default (latin1). */
-static int printable_code(long c)
-{
-    return (c >= ' ' && c <= '~') || (c >= 0xA0 && c <= 0xFF) || c == '\n' || c == '\r' ||
-           c == '\t' || c == '\v' || c == '\b' || c == '\f' || c == 27;
-}
-
 /* io_lib_pretty:printable_bin in unicode mode (~tp) for a whole-byte
  * binary: see binary.h. */
 int bin_pretty_utf8(OutBuf *b, Term t, long d)
@@ -796,7 +768,7 @@ int bin_pretty_utf8(OutBuf *b, Term t, long d)
     while (left > 0 && pos < size) {
         int n;
         long c = utf8_decode(s, 8 * pos, 8 * (size - pos), &n);
-        if (c < 0 || !printable_code(c)) break;
+        if (c < 0 || !print_printable_latin1(c)) break;
         pos += (size_t)n; nchars++; left--;
     }
     int whole = pos == size;
@@ -806,18 +778,7 @@ int bin_pretty_utf8(OutBuf *b, Term t, long d)
         int n;
         long c = utf8_decode(s, 8 * i, 8 * (size - i), &n);
         i += (size_t)n;
-        switch (c) {
-        case '"': ob_puts(b, "\\\""); break;
-        case '\\': ob_puts(b, "\\\\"); break;
-        case '\n': ob_puts(b, "\\n"); break;
-        case '\r': ob_puts(b, "\\r"); break;
-        case '\t': ob_puts(b, "\\t"); break;
-        case '\v': ob_puts(b, "\\v"); break;
-        case '\b': ob_puts(b, "\\b"); break;
-        case '\f': ob_puts(b, "\\f"); break;
-        case 27: ob_puts(b, "\\e"); break;
-        default: ob_putc(b, (int)c);           /* below 256: one byte, Latin-1 */
-        }
+        print_quoted_char(b, (UWord)c, '"');   /* printable: below 256 */
     }
     ob_putc(b, '"');
     if (pos != nchars) ob_puts(b, "/utf8");      /* some character took more than a byte */

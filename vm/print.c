@@ -42,7 +42,7 @@ void print_char(OutBuf *b, UWord c) {
 }
 
 /* io_lib string_char/4 in latin1 mode: one character inside quotes q. */
-static void put_quoted_char(OutBuf *b, UWord c, int q) {
+void print_quoted_char(OutBuf *b, UWord c, int q) {
     if (c == (UWord)q) { ob_putc(b, '\\'); ob_putc(b, q); return; }
     if (c == '\\') { ob_puts(b, "\\\\"); return; }
     if ((c >= ' ' && c <= '~') || (c >= 0xA0 && c <= 0xFF)) { ob_putc(b, (int)c); return; }
@@ -110,7 +110,7 @@ void print_atom(OutBuf *b, Term atom) {
     ob_putc(b, '\'');
     for (size_t i = 0; i < n;) {
         UWord c = atom_text_char((const unsigned char *)s, n, &i);
-        if (c < 256) put_quoted_char(b, c, '\'');
+        if (c < 256) print_quoted_char(b, c, '\'');
         else {                   /* beyond Latin-1, OTP's printable range */
             char hex[24];
             snprintf(hex, sizeof hex, "\\x{%lX}", (unsigned long)c);
@@ -120,15 +120,15 @@ void print_atom(OutBuf *b, Term atom) {
     ob_putc(b, '\'');
 }
 
-static int printable_char(Term c) {
-    if (!is_small(c)) return 0;
-    SWord v = small_val(c);
-    if ((v >= ' ' && v <= '~') || (v >= 0xA0 && v <= 0xFF)) return 1;
-    switch (v) {
+int print_printable_latin1(long c) {
+    if ((c >= ' ' && c <= '~') || (c >= 0xA0 && c <= 0xFF)) return 1;
+    switch (c) {
     case '\n': case '\r': case '\t': case '\v': case '\b': case '\f': case 27: return 1;
     }
     return 0;
 }
+
+static int printable_char(Term c) { return is_small(c) && print_printable_latin1(small_val(c)); }
 
 int print_is_printable_list(Term t) {
     while (is_list(t)) {
@@ -141,7 +141,7 @@ int print_is_printable_list(Term t) {
 /* A printable list as "...", escaped; returns the number of characters. */
 static void put_string(OutBuf *b, Term t) {
     ob_putc(b, '"');
-    for (; is_list(t); t = list_tail(t)) put_quoted_char(b, (UWord)small_val(list_head(t)), '"');
+    for (; is_list(t); t = list_tail(t)) print_quoted_char(b, (UWord)small_val(list_head(t)), '"');
     ob_putc(b, '"');
 }
 

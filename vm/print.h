@@ -37,5 +37,10 @@ void print_float(OutBuf *b, double d);                /* Erlang's shortest form 
 int print_is_printable_list(Term t);
 /* Writes one character code: a byte if < 256, else UTF-8. */
 void print_char(OutBuf *b, UWord c);
+/* io_lib's printable Latin-1 character (the set ~p prints as a string). */
+int print_printable_latin1(long c);
+/* io_lib string_char/4 in latin1 mode: c as written inside quotes q
+ * (escaped: q, backslash, control characters, octal below 0xA0). */
+void print_quoted_char(OutBuf *b, UWord c, int q);
 
 #endif
