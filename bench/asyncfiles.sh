@@ -34,3 +34,27 @@ for a in 0 1 2 4; do
   printf '%-6s %12s %12s %14s  %s\n' "$a" "$med" "$(( jobs * 1000 / (med > 0 ? med : 1) ))" \
     "$(awk -v t=$total -v j=$jobs 'BEGIN { printf "%.4f", t / j }')" "$fu $sy $po"
 done
+
+# The same files read by Erlang/OTP, for the wake-up calls per read: 96
+# processes each read the 34 files once with file:read_file (bench/readfiles.mini,
+# whose files are lines of about 1.5 KB, so the count of reads matches, not
+# the text); erl +S 2, OTP's own file I/O (dirty I/O schedulers; +A does not
+# take part in file reading since OTP 21).
+if command -v erl >/dev/null && command -v erlc >/dev/null; then
+  tmp=$(mktemp -d)
+  cp bench/readfiles.mini "$tmp/readfiles.erl"
+  if erlc -o "$tmp" "$tmp/readfiles.erl"; then
+    reads=$((P * 34))
+    st=$(strace -f -c -o /dev/stdout erl +S 2 -noshell -pa "$tmp" \
+         -eval "readfiles:main([\"1\", \"$P\"]), halt()." 2>/dev/null)
+    calls() { printf '%s\n' "$st" | awk -v n="$1" '$NF == n { c = $4 } END { print c + 0 }'; }
+    fu=$(calls futex); sy=$(calls sched_yield)
+    po=$(( $(calls poll) + $(calls ppoll) + $(calls epoll_wait) + $(calls epoll_pwait) ))
+    # erl wakes its schedulers through pipes/eventfds as well: counted too
+    rw=$(( $(calls read) + $(calls write) ))
+    total=$((fu + sy + po))
+    printf 'erl    %12s %12s %14s  %s  (+ %s read/write calls in all, file reads included)\n' "-" "-" \
+      "$(awk -v t=$total -v j=$reads 'BEGIN { printf "%.4f", t / j }')" "$fu $sy $po" "$rw"
+  fi
+  rm -rf "$tmp"
+fi
