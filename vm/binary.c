@@ -15,6 +15,8 @@
 
 #include "binary.h"
 #include "fatal.h"
+#include "gc.h"
+#include "mem_limit.h"
 #include "iolist.h"
 #include "arith.h"
 #include "atom.h"
@@ -153,8 +155,16 @@ Term bin_new(Process *p, size_t n, unsigned char **data)
         return make_boxed(hp);
     }
     Binary *b = binary_alloc(n);
-    if (!b)
+    if (!b) {
+        /* refused by the system (not too big for a binary): the process
+         * dies for want of memory, as when its heap cannot grow (gc.h); the
+         * caller raises system_limit, which is all a too-big size gets */
+        if (n <= BIN_MAX_BYTES) {
+            gc_out_of_memory(p, OOM_NOMEM);
+            p->reds = 0;
+        }
         return THE_NON_VALUE;
+    }
     Term *hp = heap_alloc(p, PROC_BIN_WORDS);
     hp[0] = make_header(PROC_BIN_WORDS - 1, BOXED_REFC_BIN);
     hp[PB_SIZE] = n;

@@ -43,6 +43,13 @@
 
 static const void *handler_table[OP__COUNT];
 static Instr normal_exit_code[1];
+/* erlang:hibernate/3 leaves a process here with M, F, A in x0..x2 and an
+ * empty stack: it waits for a message (leaving it queued), then applies
+ * M:F(A), whose return ends the process.
+ *     0: loop_rec 6, x3    3: call_ext_only 3, erlang:apply/3    6: wait 0, 3 */
+static Instr hibernate_code[9];
+
+void emulator_set_hibernate_apply(Export *apply3) { hibernate_code[5] = (Instr)apply3; }
 
 const void *const *emulator_handlers(void) {
     if (!handler_table[0]) emulator_run(NULL);
@@ -165,6 +172,10 @@ RunResult emulator_run(Process *p) {
 #include "opcodes.def"
 #undef OP
         normal_exit_code[0] = (Instr)handler_table[OP_normal_exit];
+        Instr *h = hibernate_code;
+        h[0] = (Instr)handler_table[OP_loop_rec]; h[1] = (Instr)(h + 6); h[2] = (Instr)(3 << 3);
+        h[3] = (Instr)handler_table[OP_call_ext_only]; h[4] = 3;
+        h[6] = (Instr)handler_table[OP_wait]; h[7] = (Instr)h; h[8] = 3;
         return RUN_DONE;
     }
 
@@ -719,6 +730,12 @@ L_send: {
         DST(pc[3]) = msg;
         DISPATCH(4);
     }
+    if (is_ref(to)) {                        /* an alias (proc_alias.c) */
+        reds -= (SWord)proc_send_alias(p, to, msg);
+        if (__builtin_expect(p->out_of_memory, 0)) goto out_of_memory;
+        DST(pc[3]) = msg;
+        DISPATCH(4);
+    }
     if (!is_pid(to)) {
         Term name = to;
         if (!is_atom(to) || (to = proc_whereis(to)) == THE_NON_VALUE) {
@@ -947,6 +964,22 @@ do_call_export:
         x[n] = f;
         arity = n;
         goto do_call_fun;
+    }
+    if (ep->special == EXPORT_HIBERNATE) {
+        /* The stack goes (catches too), and the process waits in
+         * hibernate_code with a full collection due when it wakes: what a
+         * hibernating process keeps is its M, F, A and its queue. */
+        if (!is_atom(x[0]) || !is_atom(x[1]) || unpack_args(x, x[2], 3) < 0) {
+            top_frame = tuple4(p, ep->module, ep->name, args_list(p, x, 3), NIL);
+            ERROR(AM_badarg);
+        }
+        p->stop = E = p->hend;
+        cp = normal_exit_code;
+        p->gc_requested = GC_REQUEST_FULL;
+        mailbox_rewind(&p->mbox);
+        pc = hibernate_code;
+        arity = 3;
+        NEXT();
     }
     if (module_ensure_loaded(ep->module) && (code = export_code(ep))) ENTER(code, arity);
     top_frame = tuple4(p, ep->module, ep->name, args_list(p, x, arity), NIL);

@@ -32,6 +32,8 @@ const void *const *emulator_handlers(void);
 
 /* Sets up p to call export e with p->x[0..arity-1] as arguments. */
 void emulator_setup_call(Process *p, Export *e, int arity);
+/* erlang:hibernate/3 wakes through erlang:apply/3 (module.c gives its export) */
+void emulator_set_hibernate_apply(Export *apply3);
 
 /* The class atom of an exception class (EXC_*). */
 Term exception_class_atom(int cls);

@@ -232,9 +232,10 @@ out:
 Term bif_term_to_binary_1(Process *p, Term *args)
 {
     OutBuf b;
-    ob_init(&b);
+    ob_init_soft(&b);
     put8(&b, 131);
     if (!encode(&b, args[0])) { ob_free(&b); BIF_ERROR(p, AM_badarg); }
+    if (b.failed) { ob_free(&b); return bif_out_of_memory(p); }
     Term r = bin_from_bytes(p, b.buf, b.len);
     p->reds -= (SWord)(b.len / 64);
     ob_free(&b);
@@ -355,7 +356,7 @@ static Term decode(Process *p, Term src, int safe, size_t *used)
 #define PUSHW(w) do {                                                            \
         if (sp == cap) {                                                         \
             Work *nw_ = realloc(st, 2 * cap * sizeof *nw_);                      \
-            if (!nw_) { ok = 0; goto done; }                                     \
+            if (!nw_) { bif_out_of_memory(p); ok = 0; goto done; }               \
             st = nw_; cap *= 2;                                                  \
         }                                                                        \
         st[sp++] = (w);                                                          \
@@ -429,7 +430,8 @@ static Term decode(Process *p, Term src, int safe, size_t *used)
             d.i++;
             size_t n = tag == SMALL_TUPLE_EXT ? get8(&d) : get32(&d);
             if (n > d.n - d.i) BAD();              /* each element takes a byte at least */
-            Term *hp = heap_alloc(p, n + 1);
+            Term *hp = heap_alloc_try(p, n + 1);
+            if (!hp) BAD();
             hp[0] = make_tuple_header(n);
             for (size_t k = 1; k <= n; k++) hp[k] = NIL;
             *slot = make_boxed(hp);
@@ -447,7 +449,8 @@ static Term decode(Process *p, Term src, int safe, size_t *used)
             if (!need(&d, n)) BAD();
             Term l = NIL;
             if (n) {
-                Term *hp = heap_alloc(p, 2 * n);
+                Term *hp = heap_alloc_try(p, 2 * n);
+                if (!hp) BAD();
                 for (size_t k = 0; k < n; k++) {
                     hp[2 * k] = make_small(d.s[d.i + k]);
                     hp[2 * k + 1] = k + 1 < n ? make_list(hp + 2 * k + 2) : NIL;
@@ -463,7 +466,8 @@ static Term decode(Process *p, Term src, int safe, size_t *used)
             d.i++;
             size_t n = get32(&d);
             if (n == 0 || n > d.n - d.i) BAD();
-            Term *hp = heap_alloc(p, 2 * n);
+            Term *hp = heap_alloc_try(p, 2 * n);
+            if (!hp) BAD();
             for (size_t k = 0; k < n; k++) {
                 hp[2 * k] = NIL;
                 hp[2 * k + 1] = k + 1 < n ? make_list(hp + 2 * k + 2) : NIL;
@@ -498,7 +502,8 @@ static Term decode(Process *p, Term src, int safe, size_t *used)
             d.i++;
             size_t n = get32(&d);
             if (n > (d.n - d.i) / 2) BAD();
-            Term *kv = heap_alloc(p, 2 * n + 1);
+            Term *kv = heap_alloc_try(p, 2 * n + 1);
+            if (!kv) BAD();
             kv[0] = make_tuple_header(2 * n);                 /* a scratch tuple */
             for (size_t k = 1; k <= 2 * n; k++) kv[k] = NIL;
             PUSHW(((Work){ slot, kv + 1, n }));
@@ -563,6 +568,7 @@ done:
 #undef BAD
     free(st);
     p->reds -= (SWord)(d.n / 64);
+    if (!ok && p->out_of_memory) return bif_out_of_memory(p);   /* refused memory, not bad data */
     if (!ok) BIF_ERROR(p, AM_badarg);
     *used = d.i;
     return result;

@@ -24,7 +24,10 @@
  * call), with terms that stay valid memory; then it dies, and nothing else
  * points into the reserve (messages and spawn arguments are copies), so the
  * scheduler empties it for the next one (heap_reserve_reset). Only a single
- * request larger than the reserve is fatal for the VM.
+ * request larger than the reserve is fatal for the VM: so code that asks
+ * for words in proportion to its input (a BIF's result: binary_to_list of
+ * a big binary, make_tuple, binary_to_term, ...) asks heap_alloc_try, which
+ * returns NULL instead, the process marked to die, and gives up.
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -186,6 +189,38 @@ Term *heap_alloc(Process *p, size_t words)
     f = p->out_of_memory ? NULL : heap_frag_new(words > FRAG_MIN_WORDS ? words : FRAG_MIN_WORDS);
     if (!f)
         return out_of_memory(p, words);
+    f->used = words;
+    f->next = p->mbuf;
+    p->mbuf = f;
+    p->mbuf_words += f->size;
+    return f->mem;
+}
+
+Term *heap_alloc_try(Process *p, size_t words)
+{
+    if (p->out_of_memory)
+        return NULL;
+#if !GC_STRESS
+    if ((size_t)(p->stop - p->htop) >= words) {
+        Term *hp = p->htop;
+        p->htop += words;
+        return hp;
+    }
+#endif
+    HeapFrag *f = p->mbuf;
+    if (f && f->size - f->used >= words) {
+        Term *hp = f->mem + f->used;
+        f->used += words;
+        return hp;
+    }
+    /* a size no block can have (a word count past the address space) is
+     * refused as the system would refuse it */
+    f = words > FRAG_MAX_WORDS ? NULL : heap_frag_new(words > FRAG_MIN_WORDS ? words : FRAG_MIN_WORDS);
+    if (!f) {
+        gc_out_of_memory(p, OOM_NOMEM);
+        p->reds = 0;
+        return NULL;
+    }
     f->used = words;
     f->next = p->mbuf;
     p->mbuf = f;

@@ -22,6 +22,11 @@ int process_reserve_xsave(Process *p, int n);
  * It never fails: out of memory, the process is marked to die and the words
  * come from the thread's reserve (heap.c says how that stays safe). */
 Term *heap_alloc(Process *p, size_t words);
+/* The same for a request in proportion to some input, which may be larger
+ * than the reserve: NULL when the system refuses the memory (or p is
+ * already out of memory), p then marked to die as heap_alloc would. BIFs
+ * use it through BIF_ALLOC (bif.h). */
+Term *heap_alloc_try(Process *p, size_t words);
 
 /* The reserve: each thread that runs processes makes its own at start, and
  * empties it when no process holds words of it (after each time slice). */

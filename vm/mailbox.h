@@ -38,6 +38,9 @@ typedef enum {
     SIG_TIMEOUT,       /* ref: the wait it ends                              */
     SIG_GC,            /* garbage_collect(Pid): collect before running again */
     SIG_INFO,          /* from, ref, term: items; link: 1 for process_info/1 */
+    SIG_DOWN,          /* from, ref, term: the 'DOWN' of monitor ref         */
+    SIG_ALIAS,         /* ref, term: a message sent to alias ref             */
+    SIG_GROUP_LEADER,  /* from: the new group leader                         */
     /* to ports only (vm/io/port.c) */
     SIG_PORT_ASYNC,    /* an async job came back: the block is the job       */
     SIG_PORT_IO,       /* an fd is ready: the block says which (driver.h)    */

@@ -82,6 +82,8 @@ static void export_bifs(void) {
     }
     export_get(ATOM_TERM(erlang), ATOM_TERM(apply), 2)->special = EXPORT_APPLY2;
     export_get(ATOM_TERM(erlang), ATOM_TERM(apply), 3)->special = EXPORT_APPLY3;
+    export_get(ATOM_TERM(erlang), ATOM_TERM(hibernate), 3)->special = EXPORT_HIBERNATE;
+    emulator_set_hibernate_apply(export_get(ATOM_TERM(erlang), ATOM_TERM(apply), 3));
 }
 
 LoadedModule *module_find(Term name) {

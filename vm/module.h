@@ -20,12 +20,12 @@ typedef struct Export {
     int arity;
     const Instr *code;             /* entry point, or NULL when not loaded   */
     const struct BifEntry *bif;    /* set for BIFs (code is then NULL)        */
-    int special;                   /* EXPORT_APPLY2/3: handled by the emulator */
+    int special;                   /* EXPORT_APPLY2/3, _HIBERNATE: handled by the emulator */
     Instr start_code[3];           /* `call_ext_only arity, this`: where a new
                                       process starts when it runs this function */
 } Export;
 
-enum { EXPORT_PLAIN = 0, EXPORT_APPLY2 = 2, EXPORT_APPLY3 = 3 };
+enum { EXPORT_PLAIN = 0, EXPORT_APPLY2 = 2, EXPORT_APPLY3 = 3, EXPORT_HIBERNATE = 4 };
 
 /* An export's entry point, or NULL. The loader may publish it on another
  * scheduler at any time (a module loaded on first call): an acquire read,

@@ -7,16 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ob_init(OutBuf *b) { b->buf = NULL; b->len = b->cap = 0; }
+void ob_init(OutBuf *b) { b->buf = NULL; b->len = b->cap = 0; b->soft = b->failed = 0; }
 
-void ob_free(OutBuf *b) { free(b->buf); ob_init(b); }
+void ob_init_soft(OutBuf *b) { ob_init(b); b->soft = 1; }
+
+void ob_free(OutBuf *b) { int soft = b->soft; free(b->buf); ob_init(b); b->soft = soft; }
 
 void ob_reserve(OutBuf *b, size_t extra) {
-    size_t need = b->len + extra + 1;           /* +1 keeps room for a NUL */
+    size_t need = extra < (size_t)-1 / 2 ? b->len + extra + 1 : (size_t)-1;   /* +1: a NUL */
     if (need <= b->cap) return;
     size_t cap = b->cap ? b->cap : 64;
-    while (cap < need) cap *= 2;
-    char *nb = realloc(b->buf, cap);
+    while (cap < need && cap <= (size_t)-1 / 2) cap *= 2;
+    if (cap < need) cap = need;
+    char *nb = need < b->len ? NULL : realloc(b->buf, cap);   /* need < len: wrapped */
+    if (!nb && b->soft && !b->buf && (b->buf = malloc(64)))
+        b->cap = 64;
+    if (!nb && b->soft && b->buf) {
+        /* the old buffer stays valid: keep it for the failed writes */
+        b->failed = 1;
+        b->len = 0;
+        return;
+    }
     if (!nb) FATAL("out of memory for an output buffer of %zu bytes", cap);
     b->buf = nb;
     b->cap = cap;
@@ -25,6 +36,7 @@ void ob_reserve(OutBuf *b, size_t extra) {
 void ob_write(OutBuf *b, const char *s, size_t n) {
     if (!n) return;
     ob_reserve(b, n);
+    if (b->len + n >= b->cap) return;             /* failed (soft) */
     memcpy(b->buf + b->len, s, n);
     b->len += n;
 }
@@ -34,6 +46,7 @@ void ob_puts(OutBuf *b, const char *s) { ob_write(b, s, strlen(s)); }
 void ob_pad(OutBuf *b, int c, size_t n) {
     if (!n) return;
     ob_reserve(b, n);
+    if (b->len + n >= b->cap) return;             /* failed (soft) */
     memset(b->buf + b->len, c, n);
     b->len += n;
 }
@@ -47,6 +60,7 @@ void ob_printf(OutBuf *b, const char *fmt, ...) {
     if (n < 0) return;
     if ((size_t)n < sizeof tmp) { ob_write(b, tmp, (size_t)n); return; }
     ob_reserve(b, (size_t)n);
+    if (b->len + (size_t)n >= b->cap) return;     /* failed (soft) */
     va_start(ap, fmt);
     vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);

@@ -8,9 +8,16 @@
 typedef struct OutBuf {
     char *buf;
     size_t len, cap;
+    int soft;                  /* ob_init_soft: memory refused sets failed */
+    int failed;
 } OutBuf;
 
+/* Memory refused while growing a buffer stops the VM, unless the buffer was
+ * made with ob_init_soft: then `failed` is set, what was written is dropped
+ * and later writes are too, and the caller (a BIF building a result as big
+ * as its input) checks `failed` and gives up. */
 void ob_init(OutBuf *b);
+void ob_init_soft(OutBuf *b);
 void ob_free(OutBuf *b);
 void ob_reserve(OutBuf *b, size_t extra);       /* room for `extra` more bytes */
 void ob_write(OutBuf *b, const char *s, size_t n);
@@ -20,7 +27,10 @@ void ob_printf(OutBuf *b, const char *fmt, ...) __attribute__((format(printf, 2,
 const char *ob_cstr(OutBuf *b);                  /* NUL-terminated view          */
 
 static inline void ob_putc(OutBuf *b, int c) {
-    if (b->len + 1 >= b->cap) ob_reserve(b, 1);
+    if (b->len + 1 >= b->cap) {
+        ob_reserve(b, 1);
+        if (b->len + 1 >= b->cap) return;         /* failed (soft) */
+    }
     b->buf[b->len++] = (char)c;
 }
 

@@ -74,6 +74,10 @@ Term proc_all_ports(Process *p);
  * Erlang). Returns reductions spent. */
 UWord proc_send(Process *from, Term pid, Term msg);
 
+/* The same as a signal of `kind` with number ref (SIG_ALIAS: a message
+ * sent to an alias, which the target delivers if the alias is active). */
+UWord proc_send_kind(Process *from, Term pid, Term msg, int kind, uint64_t ref);
+
 /* Messages built ahead of delivery (timers): a copy of t; {timeout, Ref, Msg}. */
 Message *proc_message_copy(Term t);
 /* The same for a signal of `kind` (MessageKind), with its from and ref. */
@@ -111,6 +115,28 @@ int proc_link_has(Process *p, Term pid);
 void proc_link_remove(Process *p, Term pid);
 Term proc_signal_from(const Message *m);
 void proc_monitor_add(Process *p, uint64_t ref, Term pid, int out);
+/* p's entry for ref of kind out (MON_*; -1: any), or NULL; dropping one
+ * frees its tag (its alias is the caller's business). */
+Monitor *proc_monitor_find(Process *p, uint64_t ref, int out);
+void proc_monitor_drop(Process *p, Monitor *mo);
+/* monitor(process, Name) when Name is not registered: a 'DOWN' with
+ * noproc at once, for an entry that names Name. */
+void proc_monitor_noproc(Process *p, uint64_t ref, Term name);
+/* group_leader(Leader, Pid) for another process; -1 if it is dead. */
+int proc_group_leader_signal(Term leader, Term pid);
+
+/* Aliases (proc_alias.c). proc_alias_new makes a reference that is an
+ * alias of p only (alias/1, mode ALIAS_EXPLICIT or ALIAS_REPLY);
+ * proc_alias_activate makes monitor mo's reference an alias too;
+ * proc_unalias ends one (1 if it was active); proc_alias_forget takes a
+ * reference out of the VM's table (the owner, ending one itself). A send to
+ * an alias costs reductions as proc_send, and is dropped if it is not
+ * active. */
+uint64_t proc_alias_new(Process *p, int mode);
+void proc_alias_activate(Process *p, Monitor *mo, int mode);
+int proc_unalias(Process *p, uint64_t ref);
+void proc_alias_forget(uint64_t ref);
+UWord proc_send_alias(Process *from, Term alias, Term msg);
 /* For proc_exit, once p is out of the table: answers the signals that came
  * too late and sends exit signals and 'DOWN's to its links and monitors. */
 void proc_signal_exit(Process *p, Term reason);

@@ -140,18 +140,36 @@ void proc_monitor_add(Process *p, uint64_t ref, Term pid, int out) {
     if (p->nmonitors == p->capmonitors) {
         p->capmonitors = p->capmonitors ? p->capmonitors * 2 : 4;
         p->monitors = realloc(p->monitors, sizeof(Monitor) * (size_t)p->capmonitors);
+        if (!p->monitors) FATAL("out of memory for a monitor");
     }
-    p->monitors[p->nmonitors++] = (Monitor){ ref, pid, out };
+    p->monitors[p->nmonitors++] = (Monitor){ ref, pid, out, ALIAS_NONE, NIL, NULL };
 }
 
-static int monitor_remove(Process *p, uint64_t ref, Monitor *out) {
-    for (int i = 0; i < p->nmonitors; i++) {
-        if (p->monitors[i].ref != ref) continue;
-        if (out) *out = p->monitors[i];
-        p->monitors[i] = p->monitors[--p->nmonitors];
-        return 1;
+Monitor *proc_monitor_find(Process *p, uint64_t ref, int out) {
+    for (int i = 0; i < p->nmonitors; i++)
+        if (p->monitors[i].ref == ref && (out < 0 || p->monitors[i].out == out)) return &p->monitors[i];
+    return NULL;
+}
+
+void proc_monitor_drop(Process *p, Monitor *mo) {
+    if (mo->tag) proc_message_free(mo->tag);
+    *mo = p->monitors[--p->nmonitors];
+}
+
+/* An out monitor ends (demonitor, or its 'DOWN' arrived): its alias ends
+ * with it unless it was made with {alias, explicit_unalias}, when the entry
+ * stays as a plain alias. */
+static void monitor_end(Process *p, Monitor *mo) {
+    if (mo->alias == ALIAS_EXPLICIT) {
+        mo->out = MON_ALIAS;
+        mo->pid = NIL;
+        mo->name = NIL;
+        if (mo->tag) proc_message_free(mo->tag);
+        mo->tag = NULL;
+        return;
     }
-    return 0;
+    if (mo->alias != ALIAS_NONE) proc_alias_forget(mo->ref);
+    proc_monitor_drop(p, mo);
 }
 
 /* ---- delivering ---- */
@@ -168,8 +186,13 @@ int proc_deliver(Term pid, Message *m) {
 }
 
 UWord proc_send(Process *from, Term pid, Term msg) {
+    return proc_send_kind(from, pid, msg, MSG_PLAIN, 0);
+}
+
+UWord proc_send_kind(Process *from, Term pid, Term msg, int kind, uint64_t ref) {
     size_t n = copy_size(msg), bins = 0;
-    Message *m = message_try_alloc(n);
+    size_t extra = kind == MSG_PLAIN ? 0 : SIG_WORDS;
+    Message *m = message_try_alloc(n + extra);
     if (!m) {
         /* no room for the copy: the sender dies for it (gc.h), as when its
          * own heap cannot grow; the message is not sent */
@@ -180,13 +203,20 @@ UWord proc_send(Process *from, Term pid, Term msg) {
     }
     m->term = n ? copy_term_bins(msg, m->mem, &bins) : msg;
     m->bins = bins != 0;
+    if (kind != MSG_PLAIN) {
+        m->used = n;
+        m->kind = (uint16_t)kind;
+        m->mem[n] = from ? from->pid : NIL;
+        m->mem[n + 1] = (Term)ref;
+    }
     UWord words = m->used;
     if (from && pid == from->pid) {
         /* To oneself: no lookup, and nobody to wake (we are running). With
          * nothing in the inbox, straight onto the private queue: the order
          * is the same as pushing and draining, and a flood of self-sends
-         * then costs no atomic operation and no pass to reverse the inbox. */
-        if (mailbox_inbox_empty(&from->mbox)) mailbox_append(&from->mbox, m);
+         * then costs no atomic operation and no pass to reverse the inbox.
+         * A signal goes through the inbox, where draining acts on it. */
+        if (kind == MSG_PLAIN && mailbox_inbox_empty(&from->mbox)) mailbox_append(&from->mbox, m);
         else mailbox_push(&from->mbox, m);
     } else {
         proc_deliver(pid, m);
@@ -220,10 +250,13 @@ static int send_exit(Term from, Term to, Term reason, int link) {
 
 void proc_send_exit(Term from, Term to, Term reason, int link) { send_exit(from, to, reason, link); }
 
-/* {'DOWN', Ref, process, Pid, Reason} to a monitoring process */
+/* {'DOWN', Ref, process, Pid, Reason} to a monitoring process: a signal,
+ * which the monitoring process delivers as a message only while it still
+ * holds the monitor (so none comes after demonitor/1), with its tag and,
+ * for a monitor by name, {Name, Node} for Pid (down_deliver). */
 static void send_down(Term to, uint64_t ref, Term pid, Term reason) {
     size_t n = copy_size(reason);
-    Message *m = message_alloc(n + 6 + REF_WORDS);
+    Message *m = signal_alloc(n + 6 + REF_WORDS, SIG_DOWN, pid, ref);
     Term *hp = m->mem;
     Term r = copy_term(reason, hp + 6 + REF_WORDS);
     Term rt = make_ref_at(hp + 6, ref);
@@ -250,19 +283,33 @@ void proc_unlink(Process *p, Term pid) {
 }
 
 int proc_monitor(Process *p, Term pid, uint64_t ref) {
+    /* the entry first: a 'DOWN' for it may be in the inbox at once */
+    proc_monitor_add(p, ref, pid, MON_OUT);
     if (send_signal(p->pid, pid, SIG_MONITOR, ref) < 0) {
         send_down(p->pid, ref, pid, ATOM_TERM(noproc));
         return -1;
     }
-    proc_monitor_add(p, ref, pid, 1);
     return 0;
+}
+
+void proc_monitor_noproc(Process *p, uint64_t ref, Term name) {
+    proc_monitor_add(p, ref, NIL, MON_OUT);
+    p->monitors[p->nmonitors - 1].name = name;
+    send_down(p->pid, ref, NIL, ATOM_TERM(noproc));
 }
 
 int proc_demonitor(Process *p, uint64_t ref) {
     Monitor m;
-    if (!monitor_remove(p, ref, &m)) return 0;
+    Monitor *mo = proc_monitor_find(p, ref, MON_OUT);
+    if (!mo) return 0;
+    m = *mo;
+    monitor_end(p, mo);
     send_signal(p->pid, m.pid, SIG_DEMONITOR, ref);
     return 1;
+}
+
+int proc_group_leader_signal(Term leader, Term pid) {
+    return send_signal(leader, pid, SIG_GROUP_LEADER, 0);
 }
 
 void proc_exit_signal(Process *p, Term pid, Term reason) {
@@ -305,8 +352,39 @@ static void die_of(Process *p, Term reason) {
     p->exit_reason = reason;
 }
 
-/* Acts on one signal; returns 1 if m became a message to queue. */
-static int handle_signal(Process *p, Message *m) {
+/* A 'DOWN' for monitor mo, as the message to queue: m itself, or a new
+ * block with mo's tag for 'DOWN' and {Name, Node} for a monitor by name. */
+static Message *down_message(Monitor *mo, Message *m) {
+    if (!mo->tag && mo->name == NIL) return m;
+    Term *old = tuple_elems(m->term);
+    Term tag = mo->tag ? mo->tag->term : ATOM_TERM(DOWN);
+    size_t nt = copy_size(tag), nr = copy_size(old[4]), bins1 = 0, bins2 = 0;
+    /* {Tag, Ref, process, Object, Reason}, {Name, Node}, Ref, Tag, Reason */
+    Message *d = message_alloc(6 + 3 + REF_WORDS + nt + nr);
+    Term *hp = d->mem;
+    Term obj = old[3];
+    if (mo->name != NIL) {
+        hp[6] = make_tuple_header(2); hp[7] = mo->name; hp[8] = ATOM_TERM(nonode);
+        obj = make_boxed(hp + 6);
+    } else {
+        hp[6] = hp[7] = hp[8] = NIL;       /* unused words stay terms */
+    }
+    hp[0] = make_tuple_header(5);
+    hp[1] = copy_term_bins(tag, hp + 9 + REF_WORDS, &bins1);
+    hp[2] = make_ref_at(hp + 9, mo->ref);
+    hp[3] = ATOM_TERM(process);
+    hp[4] = obj;
+    hp[5] = copy_term_bins(old[4], hp + 9 + REF_WORDS + nt, &bins2);
+    d->term = make_boxed(hp);
+    d->bins = bins1 || bins2;
+    proc_message_free(m);
+    return d;
+}
+
+/* Acts on one signal; returns 1 if *mp became a message to queue (it may
+ * have been replaced by another block). */
+static int handle_signal(Process *p, Message **mp) {
+    Message *m = *mp;
     switch (m->kind) {
     case MSG_PLAIN:
         return 1;
@@ -334,9 +412,11 @@ static int handle_signal(Process *p, Message *m) {
     case SIG_MONITOR:
         proc_monitor_add(p, sig_ref(m), sig_from(m), 0);
         break;
-    case SIG_DEMONITOR:
-        monitor_remove(p, sig_ref(m), NULL);
+    case SIG_DEMONITOR: {
+        Monitor *mo = proc_monitor_find(p, sig_ref(m), MON_IN);
+        if (mo) proc_monitor_drop(p, mo);
         break;
+    }
     case SIG_TIMEOUT:
         if (sig_ref(m) == p->wait_ref) p->timed_out = 1;
         break;
@@ -346,6 +426,28 @@ static int handle_signal(Process *p, Message *m) {
     case SIG_INFO:
         info_reply(sig_from(m), sig_ref(m), info_answer(p, m->term, m->link), p);
         break;
+    case SIG_DOWN: {
+        Monitor *mo = proc_monitor_find(p, sig_ref(m), MON_OUT);
+        if (!mo) break;                     /* demonitored meanwhile */
+        *mp = down_message(mo, m);
+        monitor_end(p, mo);
+        return 1;
+    }
+    case SIG_ALIAS: {
+        Monitor *mo = proc_monitor_find(p, sig_ref(m), -1);
+        if (!mo || mo->alias == ALIAS_NONE) break;     /* unaliased: dropped */
+        if (mo->alias == ALIAS_REPLY_DEMONITOR && mo->out == MON_OUT) {
+            proc_demonitor(p, mo->ref);
+        } else if (mo->alias == ALIAS_REPLY || mo->alias == ALIAS_REPLY_DEMONITOR) {
+            proc_alias_forget(mo->ref);
+            mo->alias = ALIAS_NONE;
+            if (mo->out == MON_ALIAS) proc_monitor_drop(p, mo);
+        }
+        return 1;
+    }
+    case SIG_GROUP_LEADER:
+        p->group_leader = sig_from(m);
+        break;
     }
     proc_message_free(m);
     return 0;
@@ -354,7 +456,7 @@ static int handle_signal(Process *p, Message *m) {
 void proc_drain(Process *p) {
     for (Message *m = mailbox_take_inbox(&p->mbox), *next; m; m = next) {
         next = m->next;
-        if (m->kind == MSG_PLAIN || handle_signal(p, m)) {
+        if (m->kind == MSG_PLAIN || handle_signal(p, &m)) {
             m->kind = MSG_PLAIN;
             mailbox_append(&p->mbox, m);
         }
@@ -385,8 +487,10 @@ void proc_signal_links_exit(Process *p, Term reason) {
     p->nlinks = 0;
     for (int i = 0; i < p->nmonitors; i++) {
         Monitor *mo = &p->monitors[i];
-        if (mo->out) send_signal(p->pid, mo->pid, SIG_DEMONITOR, mo->ref);
-        else send_down(mo->pid, mo->ref, p->pid, reason);
+        if (mo->out == MON_OUT && mo->pid != NIL) send_signal(p->pid, mo->pid, SIG_DEMONITOR, mo->ref);
+        else if (mo->out == MON_IN) send_down(mo->pid, mo->ref, p->pid, reason);
+        if (mo->alias != ALIAS_NONE) proc_alias_forget(mo->ref);
+        if (mo->tag) proc_message_free(mo->tag);
     }
     p->nmonitors = 0;
 }

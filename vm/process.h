@@ -106,6 +106,7 @@ typedef struct Process {
     size_t max_heap_size;
     unsigned char max_heap_kill, max_heap_log;
     unsigned char out_of_memory;
+    _Atomic int save_calls;    /* process_flag(save_calls, N): kept, not acted on */
     /* words of young block + old heap, published by the owner for readers
      * on other threads (erlang:memory/0, the VM's memory ceiling) */
     _Atomic size_t mem_words;
@@ -147,11 +148,21 @@ typedef struct Process {
 #define GC_REQUEST_FULL 1
 #define GC_REQUEST_MINOR 2
 
-/* A monitor this process holds on another (out) or another holds on it (in). */
+/* A monitor this process holds on another (out) or another holds on it
+ * (in), or an alias of this process that is not a monitor (alias/0,1). The
+ * holder's side of an out monitor also says what its reference is as an
+ * alias (proc_alias.c), what tag its 'DOWN' message carries and, for a
+ * monitor by registered name, the name the 'DOWN' reports. */
+enum { MON_IN = 0, MON_OUT = 1, MON_ALIAS = 2 };
+enum { ALIAS_NONE = 0, ALIAS_EXPLICIT, ALIAS_DEMONITOR, ALIAS_REPLY_DEMONITOR, ALIAS_REPLY };
 typedef struct Monitor {
     uint64_t ref;
-    Term pid;
-    int out;
+    Term pid;                  /* the other end (NIL: MON_ALIAS, or by name
+                                  and the name was not registered)            */
+    int out;                   /* MON_*                                       */
+    int alias;                 /* ALIAS_*: the ref is an active alias         */
+    Term name;                 /* MON_OUT by registered name: the atom; or NIL */
+    struct Message *tag;       /* {tag, T}: a block holding T; NULL: 'DOWN'  */
 } Monitor;
 
 /* priorities: PRIO_* in sched_policy.h */

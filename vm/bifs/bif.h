@@ -36,6 +36,16 @@ Term bif_raise(Process *p, int cls, Term reason);
 /* {Tag, Value} errors such as {badkey, K} */
 Term bif_raise_tagged(Process *p, Term tag, Term value);
 
+/* hp = words for a result in proportion to the input, or return: when the
+ * system refuses them the process dies for want of memory (killed, with a
+ * report: gc.h), never the VM. bif_out_of_memory marks the process so (a
+ * BIF whose malloc'ed buffer or binary was refused calls it itself) and
+ * returns system_limit, which is what a caller other than the emulator
+ * (which sees the process marked first) gets. */
+Term bif_out_of_memory(Process *p);
+#define BIF_ALLOC(p, hp, words) \
+    do { if (!((hp) = heap_alloc_try((p), (words)))) return bif_out_of_memory(p); } while (0)
+
 /* Erlang's true or false for a C condition. */
 #define BOOL(c) ((c) ? AM_true : AM_false)
 

@@ -31,7 +31,8 @@ static int small_arg(Term t, SWord *out)
 static Term bytes_list(Process *p, const unsigned char *s, size_t n, Term tail)
 {
     if (n == 0) return tail;
-    Term *hp = heap_alloc(p, 2 * n);
+    Term *hp;
+    BIF_ALLOC(p, hp, 2 * n);
     for (size_t i = 0; i < n; i++) {
         hp[2 * i] = make_small(s[i]);
         hp[2 * i + 1] = i + 1 < n ? make_list(hp + 2 * i + 2) : tail;
@@ -93,8 +94,9 @@ Term bif_binary_to_list_3(Process *p, Term *args)
 static Term iolist_binary(Process *p, Term t)
 {
     OutBuf b;
-    ob_init(&b);
+    ob_init_soft(&b);
     if (bin_iolist_bytes(&b, t) < 0) { ob_free(&b); BIF_ERROR(p, AM_badarg); }
+    if (b.failed) { ob_free(&b); return bif_out_of_memory(p); }
     Term r = bin_from_bytes(p, b.buf, b.len);
     spend(p, b.len);
     ob_free(&b);

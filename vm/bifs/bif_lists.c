@@ -21,7 +21,8 @@ Term bif_lists_reverse_2(Process *p, Term *args) {
     if (l != NIL) BIF_ERROR(p, AM_badarg);
     Term r = args[1];
     if (n == 0) return r;
-    Term *hp = heap_alloc(p, 2 * (size_t)n);
+    Term *hp;
+    BIF_ALLOC(p, hp, 2 * (size_t)n);
     for (l = args[0]; is_list(l); l = list_tail(l)) {
         hp[0] = list_head(l);
         hp[1] = r;

@@ -15,12 +15,6 @@
 
 #define CHECK_MAP(m) do { if (!is_map_term(m)) return bif_raise_tagged(p, ATOM_TERM(badmap), (m)); } while (0)
 
-static void *xmalloc(size_t n) {
-    void *r = malloc(n ? n : 1);
-    if (!r) FATAL("out of memory for %zu bytes of map work space", n);
-    return r;
-}
-
 /* Length of a proper list, or -1. */
 static long list_len(Term l) {
     long n = 0;
@@ -113,7 +107,8 @@ Term bif_maps_new_0(Process *p, Term *args) { (void)p; (void)args; return lit_ma
 static Term to_list_in(Process *p, Term m, int what, MapWalk how) {
     UWord n = map_size(m);
     if (n == 0) return NIL;
-    Term *hp = heap_alloc(p, n * (what == 2 ? 5 : 2));
+    Term *hp;
+    BIF_ALLOC(p, hp, n * (what == 2 ? 5 : 2));
     const Term *k = map_keys(m), *v = map_vals(m);
     uint32_t *order = map_walk_order(m, how);
     Term l = NIL;
@@ -153,7 +148,8 @@ Term bif_maps_to_list_1(Process *p, Term *args) { CHECK_MAP(args[0]); return to_
 static Term map_from_list(Process *p, Term l, Term value) {
     long n = list_len(l);
     if (n < 0) BIF_ERROR(p, AM_badarg);
-    Term *kv = xmalloc(sizeof(Term) * 2 * (size_t)n);
+    Term *kv = malloc(sizeof(Term) * 2 * (size_t)n + 1);
+    if (!kv) return bif_out_of_memory(p);
     for (long i = 0; is_list(l); l = list_tail(l), i++) {
         Term t = list_head(l);
         if (value != THE_NON_VALUE) {
@@ -183,7 +179,8 @@ Term bif_maps_merge_2(Process *p, Term *args) {
     UWord n = map_size(b);
     if (n == 0) return a;
     if (map_size(a) == 0) return b;
-    Term *kv = xmalloc(sizeof(Term) * 2 * n);
+    Term *kv = malloc(sizeof(Term) * 2 * n);
+    if (!kv) return bif_out_of_memory(p);
     const Term *k = map_keys(b), *v = map_vals(b);
     for (UWord i = 0; i < n; i++) { kv[2 * i] = k[i]; kv[2 * i + 1] = v[i]; }
     Term r = map_put_pairs(p, a, kv, n, 0, NULL);
@@ -199,7 +196,8 @@ static Term select_keys(Process *p, Term *args, int with) {
     /* OTP walks the list in Erlang: an improper tail fails its clauses */
     if (list_len(ks) < 0) BIF_ERROR(p, is_list(ks) ? ATOM_TERM(function_clause) : AM_badarg);
     UWord n = map_size(m);
-    unsigned char *keep = xmalloc(n);
+    unsigned char *keep = malloc(n + 1);
+    if (!keep) return bif_out_of_memory(p);
     memset(keep, with ? 0 : 1, n);
     for (Term l = ks; is_list(l); l = list_tail(l)) {
         long i = map_index(m, list_head(l));

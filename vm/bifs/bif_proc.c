@@ -21,32 +21,71 @@ static int is_proper_list(Term l) {
 
 /* ---- spawn ---- */
 
-static Term spawn_fun(Process *p, Term fun, const SpawnOpts *o) {
+/* monitor/3's options: {alias, Mode} and {tag, Tag}; later ones win. */
+typedef struct { int alias; Term tag; } MonOpts;
+
+static int mon_opts_parse(Term l, MonOpts *o) {
+    o->alias = ALIAS_NONE;
+    o->tag = THE_NON_VALUE;
+    for (; is_list(l); l = list_tail(l)) {
+        Term opt = list_head(l);
+        if (!is_tuple(opt) || tuple_arity(opt) != 2) return 0;
+        Term k = tuple_elems(opt)[0], v = tuple_elems(opt)[1];
+        if (k == ATOM_TERM(alias)) {
+            if (v == ATOM_TERM(explicit_unalias)) o->alias = ALIAS_EXPLICIT;
+            else if (v == ATOM_TERM(demonitor)) o->alias = ALIAS_DEMONITOR;
+            else if (v == ATOM_TERM(reply_demonitor)) o->alias = ALIAS_REPLY_DEMONITOR;
+            else return 0;
+        } else if (k == ATOM_TERM(tag)) {
+            o->tag = v;
+        } else {
+            return 0;
+        }
+    }
+    return is_nil(l);
+}
+
+/* Gives p's out monitor ref the options' alias and tag. */
+static void mon_opts_apply(Process *p, uint64_t ref, const MonOpts *o) {
+    Monitor *mo = proc_monitor_find(p, ref, MON_OUT);
+    if (!mo) return;
+    if (o->tag != THE_NON_VALUE) mo->tag = proc_message_copy(o->tag);
+    if (o->alias != ALIAS_NONE) proc_alias_activate(p, mo, o->alias);
+}
+
+
+/* mo: spawn_opt's {monitor, Opts}, or NULL */
+static Term spawned(Process *p, Term pid, uint64_t ref, const SpawnOpts *o, const MonOpts *mo) {
+    if (pid == THE_NON_VALUE) BIF_ERROR(p, ATOM_TERM(system_limit));
+    if (!o->monitor) return pid;
+    if (mo) mon_opts_apply(p, ref, mo);
+    return tuple2(p, pid, new_ref(p, ref));
+}
+
+static Term spawn_fun(Process *p, Term fun, const SpawnOpts *o, const MonOpts *mo) {
     if (!is_fun(fun)) BIF_ERROR(p, AM_badarg);
     uint64_t ref = 0;
     Term pid = proc_spawn(p, NIL, fun, NIL, o, &ref);
-    if (pid == THE_NON_VALUE) BIF_ERROR(p, ATOM_TERM(system_limit));
-    return o->monitor ? tuple2(p, pid, new_ref(p, ref)) : pid;
+    return spawned(p, pid, ref, o, mo);
 }
 
-static Term spawn_mfa(Process *p, Term m, Term f, Term a, const SpawnOpts *o) {
+static Term spawn_mfa(Process *p, Term m, Term f, Term a, const SpawnOpts *o, const MonOpts *mo) {
     if (!is_atom(m) || !is_atom(f) || !is_proper_list(a)) BIF_ERROR(p, AM_badarg);
     uint64_t ref = 0;
     Term pid = proc_spawn(p, m, f, a, o, &ref);
-    if (pid == THE_NON_VALUE) BIF_ERROR(p, ATOM_TERM(system_limit));
-    return o->monitor ? tuple2(p, pid, new_ref(p, ref)) : pid;
+    return spawned(p, pid, ref, o, mo);
 }
 
 static const SpawnOpts opts_plain = { .prio = PRIO_NORMAL };
 static const SpawnOpts opts_link = { .link = 1, .prio = PRIO_NORMAL };
 static const SpawnOpts opts_monitor = { .monitor = 1, .prio = PRIO_NORMAL };
 
-Term bif_spawn_1(Process *p, Term *args) { return spawn_fun(p, args[0], &opts_plain); }
-Term bif_spawn_3(Process *p, Term *args) { return spawn_mfa(p, args[0], args[1], args[2], &opts_plain); }
-Term bif_spawn_link_1(Process *p, Term *args) { return spawn_fun(p, args[0], &opts_link); }
-Term bif_spawn_link_3(Process *p, Term *args) { return spawn_mfa(p, args[0], args[1], args[2], &opts_link); }
-Term bif_spawn_monitor_1(Process *p, Term *args) { return spawn_fun(p, args[0], &opts_monitor); }
-Term bif_spawn_monitor_3(Process *p, Term *args) { return spawn_mfa(p, args[0], args[1], args[2], &opts_monitor); }
+Term bif_spawn_1(Process *p, Term *args) { return spawn_fun(p, args[0], &opts_plain, NULL); }
+Term bif_spawn_3(Process *p, Term *args) { return spawn_mfa(p, args[0], args[1], args[2], &opts_plain, NULL); }
+Term bif_spawn_link_1(Process *p, Term *args) { return spawn_fun(p, args[0], &opts_link, NULL); }
+Term bif_spawn_link_3(Process *p, Term *args) { return spawn_mfa(p, args[0], args[1], args[2], &opts_link, NULL); }
+Term bif_spawn_monitor_1(Process *p, Term *args) { return spawn_fun(p, args[0], &opts_monitor, NULL); }
+Term bif_spawn_monitor_3(Process *p, Term *args) { return spawn_mfa(p, args[0], args[1], args[2], &opts_monitor, NULL); }
 
 /* A priority atom's level, or -1. */
 static int priority_level(Term t) {
@@ -108,14 +147,16 @@ Term proc_max_heap_term(Process *p, const Process *q) {
     return max_heap_term(p, q->max_heap_size, q->max_heap_kill, q->max_heap_log);
 }
 
-/* spawn_opt's option list, as erl takes it: link, monitor ({monitor, []}
- * too), {priority, P}, {min_heap_size, N}, {max_heap_size, N | Map},
+/* spawn_opt's option list, as erl takes it: link, monitor ({monitor,
+ * Opts} too, with monitor/3's options, into *mo), {priority, P}, {min_heap_size, N}, {max_heap_size, N | Map},
  * {message_queue_data, off_heap | on_heap}, and the heap tuning options
  * fullsweep_after and min_bin_vheap_size (accepted, as the collector sizes
  * heaps itself). Later options win. 0 if the list is not such a proper list
  * (badarg). */
-static int spawn_opts_parse(Term l, SpawnOpts *o) {
+static int spawn_opts_parse(Term l, SpawnOpts *o, MonOpts *mo) {
     *o = opts_plain;
+    mo->alias = ALIAS_NONE;
+    mo->tag = THE_NON_VALUE;
     o->max_heap = (MaxHeap){ mem_default_max_heap, mem_default_max_heap_kill, mem_default_max_heap_log };
     for (; is_list(l); l = list_tail(l)) {
         Term opt = list_head(l);
@@ -124,7 +165,7 @@ static int spawn_opts_parse(Term l, SpawnOpts *o) {
         if (!is_tuple(opt) || tuple_arity(opt) != 2) return 0;
         Term k = tuple_elems(opt)[0], v = tuple_elems(opt)[1];
         if (k == ATOM_TERM(monitor)) {
-            if (!is_nil(v)) return 0;          /* monitor options: none taken */
+            if (!mon_opts_parse(v, mo)) return 0;
             o->monitor = 1;
         } else if (k == ATOM_TERM(priority)) {
             if ((o->prio = priority_level(v)) < 0) return 0;
@@ -151,8 +192,9 @@ static int is_this_node(Term n) { return n == ATOM_TERM(nonode); }
 
 Term bif_spawn_opt_2(Process *p, Term *args) {
     SpawnOpts o;
-    if (!is_fun(args[0]) || !spawn_opts_parse(args[1], &o)) BIF_ERROR(p, AM_badarg);
-    return spawn_fun(p, args[0], &o);
+    MonOpts mo;
+    if (!is_fun(args[0]) || !spawn_opts_parse(args[1], &o, &mo)) BIF_ERROR(p, AM_badarg);
+    return spawn_fun(p, args[0], &o, &mo);
 }
 
 Term bif_spawn_opt_3(Process *p, Term *args) {
@@ -162,15 +204,25 @@ Term bif_spawn_opt_3(Process *p, Term *args) {
 
 Term bif_spawn_opt_4(Process *p, Term *args) {
     SpawnOpts o;
+    MonOpts mo;
     if (!is_atom(args[0]) || !is_atom(args[1]) || !is_proper_list(args[2]) ||
-        !spawn_opts_parse(args[3], &o))
+        !spawn_opts_parse(args[3], &o, &mo))
         BIF_ERROR(p, AM_badarg);
-    return spawn_mfa(p, args[0], args[1], args[2], &o);
+    return spawn_mfa(p, args[0], args[1], args[2], &o, &mo);
 }
 
 Term bif_spawn_opt_5(Process *p, Term *args) {
     if (!is_this_node(args[0])) BIF_ERROR(p, AM_badarg);
     return bif_spawn_opt_4(p, args + 1);
+}
+
+/* erlang:'$spawn_reply'(Msg), for spawn_request (erlang.mini): queues Msg
+ * for this process ahead of its unread inbox. The child spawn_request just
+ * made can have sent an exit signal or a 'DOWN' only into the inbox, so the
+ * reply comes first, as in Erlang. */
+Term bif_spawn_reply_1(Process *p, Term *args) {
+    mailbox_append(&p->mbox, proc_message_copy(args[0]));
+    return AM_ok;
 }
 
 Term bif_self_0(Process *p, Term *args) { (void)args; return p->pid; }
@@ -197,29 +249,64 @@ Term bif_unlink_1(Process *p, Term *args) {
     return AM_true;
 }
 
-Term bif_monitor_2(Process *p, Term *args) {
-    if (args[0] != ATOM_TERM(process)) BIF_ERROR(p, AM_badarg);
-    Term target = args[1];
+static Term monitor_process(Process *p, Term target, const MonOpts *o) {
+    uint64_t ref = proc_new_ref();
+    if (is_tuple(target) && tuple_arity(target) == 2 && is_atom(tuple_elems(target)[0]) &&
+        tuple_elems(target)[1] == ATOM_TERM(nonode))
+        target = tuple_elems(target)[0];           /* {Name, node()} */
     if (is_atom(target)) {
         Term pid = proc_whereis(target);
-        uint64_t ref = proc_new_ref();
         if (pid == THE_NON_VALUE) {
-            /* {'DOWN', Ref, process, {Name, node()}, noproc} */
-            Term *hp = heap_alloc(p, 6 + 3 + REF_WORDS);
-            Term r = make_ref_at(hp + 9, ref);
-            hp[6] = make_tuple_header(2); hp[7] = target; hp[8] = ATOM_TERM(nonode);
-            hp[0] = make_tuple_header(5); hp[1] = ATOM_TERM(DOWN); hp[2] = r;
-            hp[3] = ATOM_TERM(process); hp[4] = make_boxed(hp + 6); hp[5] = ATOM_TERM(noproc);
-            proc_send(p, p->pid, make_boxed(hp));
-            return r;
+            /* {'DOWN', Ref, process, {Name, node()}, noproc}, with the
+             * options applied before it is drained */
+            proc_monitor_noproc(p, ref, target);
+        } else {
+            proc_monitor(p, pid, ref);
+            Monitor *mo = proc_monitor_find(p, ref, MON_OUT);
+            if (mo) mo->name = target;
         }
-        proc_monitor(p, pid, ref);
-        return new_ref(p, ref);
+    } else if (is_pid(target)) {
+        proc_monitor(p, target, ref);
+    } else {
+        BIF_ERROR(p, AM_badarg);
     }
-    if (!is_pid(target)) BIF_ERROR(p, AM_badarg);
-    uint64_t ref = proc_new_ref();
-    proc_monitor(p, target, ref);
+    if (o) mon_opts_apply(p, ref, o);
     return new_ref(p, ref);
+}
+
+Term bif_monitor_2(Process *p, Term *args) {
+    if (args[0] != ATOM_TERM(process)) BIF_ERROR(p, AM_badarg);
+    return monitor_process(p, args[1], NULL);
+}
+
+Term bif_monitor_3(Process *p, Term *args) {
+    MonOpts o;
+    if (args[0] != ATOM_TERM(process) || !mon_opts_parse(args[2], &o)) BIF_ERROR(p, AM_badarg);
+    return monitor_process(p, args[1], &o);
+}
+
+/* ---- aliases (proc_alias.c) ---- */
+
+Term bif_alias_0(Process *p, Term *args) {
+    (void)args;
+    return new_ref(p, proc_alias_new(p, ALIAS_EXPLICIT));
+}
+
+Term bif_alias_1(Process *p, Term *args) {
+    int mode = ALIAS_EXPLICIT;
+    Term l = args[0];
+    for (; is_list(l); l = list_tail(l)) {
+        if (list_head(l) == ATOM_TERM(explicit_unalias)) mode = ALIAS_EXPLICIT;
+        else if (list_head(l) == ATOM_TERM(reply)) mode = ALIAS_REPLY;
+        else BIF_ERROR(p, AM_badarg);
+    }
+    if (!is_nil(l)) BIF_ERROR(p, AM_badarg);
+    return new_ref(p, proc_alias_new(p, mode));
+}
+
+Term bif_unalias_1(Process *p, Term *args) {
+    if (!is_ref(args[0])) BIF_ERROR(p, AM_badarg);
+    return BOOL(proc_unalias(p, ref_number(args[0])));
 }
 
 /* Drops a {'DOWN', Ref, ...} already queued, for demonitor(Ref, [flush]). */
@@ -229,7 +316,8 @@ static int flush_down(Process *p, uint64_t ref) {
     Message *m;
     while ((m = mailbox_current(&p->mbox))) {
         Term t = m->term;
-        if (is_tuple(t) && tuple_arity(t) == 5 && tuple_elems(t)[0] == ATOM_TERM(DOWN) &&
+        /* the first element is 'DOWN' or the monitor's tag */
+        if (is_tuple(t) && tuple_arity(t) == 5 && tuple_elems(t)[2] == ATOM_TERM(process) &&
             is_ref(tuple_elems(t)[1]) && ref_number(tuple_elems(t)[1]) == ref) {
             proc_remove_message(p);
             return 1;
@@ -313,12 +401,20 @@ Term bif_send_2(Process *p, Term *args) {
     Term to = args[0];
     if (is_atom(to)) to = proc_whereis(to);
     if (to != THE_NON_VALUE && is_port(to)) { port_send(p, to, args[1]); return args[1]; }
+    if (is_ref(to)) { p->reds -= (SWord)proc_send_alias(p, to, args[1]); return args[1]; }
     if (to == THE_NON_VALUE || !is_pid(to)) BIF_ERROR(p, AM_badarg);
     p->reds -= (SWord)proc_send(p, to, args[1]);
     return args[1];
 }
 
 /* ---- flags, refs, yield ---- */
+
+/* save_calls: OTP's range; the number is kept and given back (Mini keeps
+ * no call history for process_info(P, last_calls)) */
+static Term save_calls_set(Process *p, Process *q, Term v) {
+    if (!is_small(v) || small_val(v) < 0 || small_val(v) > 10000) BIF_ERROR(p, AM_badarg);
+    return make_small(atomic_exchange(&q->save_calls, (int)small_val(v)));
+}
 
 Term bif_process_flag_2(Process *p, Term *args) {
     if (args[0] == ATOM_TERM(trap_exit)) {
@@ -347,6 +443,7 @@ Term bif_process_flag_2(Process *p, Term *args) {
         p->max_heap_log = (unsigned char)m.log;
         return old;
     }
+    if (args[0] == ATOM_TERM(save_calls)) return save_calls_set(p, p, args[1]);
     BIF_ERROR(p, AM_badarg);
 }
 
@@ -363,6 +460,26 @@ Term bif_node_0(Process *p, Term *args) { (void)p; (void)args; return ATOM_TERM(
 Term bif_group_leader_0(Process *p, Term *args) {
     (void)args;
     return is_pid(p->group_leader) ? p->group_leader : p->pid;
+}
+
+Term bif_group_leader_2(Process *p, Term *args) {
+    Term leader = args[0], pid = args[1];
+    if (!is_pid(leader) || !is_pid(pid)) BIF_ERROR(p, AM_badarg);
+    if (pid == p->pid) { p->group_leader = leader; return AM_true; }
+    /* the target sets it when it drains its inbox, like any signal */
+    if (proc_group_leader_signal(leader, pid) < 0) BIF_ERROR(p, AM_badarg);
+    return AM_true;
+}
+
+/* process_flag(Pid, save_calls, N): the only flag OTP sets on another */
+Term bif_process_flag_3(Process *p, Term *args) {
+    if (!is_pid(args[0]) || args[1] != ATOM_TERM(save_calls)) BIF_ERROR(p, AM_badarg);
+    if (args[0] == p->pid) return save_calls_set(p, p, args[2]);
+    Process *q = proc_lookup(args[0]);
+    if (!q) BIF_ERROR(p, AM_badarg);
+    Term r = save_calls_set(p, q, args[2]);
+    proc_release(q);
+    return r;
 }
 
 /* erlang:system_flag(schedulers_online, N): returns the old count */

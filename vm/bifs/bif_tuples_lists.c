@@ -76,7 +76,8 @@ Term bif_tl_1(Process *p, Term *args) {
 /* A copy of the n first cells of list l ending in tail; returns the head. */
 static Term copy_cells(Process *p, Term l, SWord n, Term tail) {
     if (n == 0) return tail;
-    Term *hp = heap_alloc(p, 2 * (size_t)n);
+    Term *hp;
+    BIF_ALLOC(p, hp, 2 * (size_t)n);
     Term res = make_list(hp);
     for (SWord i = 0; i < n; i++, hp += 2) {
         hp[0] = list_head(l);
@@ -112,7 +113,7 @@ Term bif_subtract_2(Process *p, Term *args) {
     if (n == 0 || m == 0) return a;
     Term *left = malloc((size_t)n * sizeof(Term));
     unsigned char *gone = calloc((size_t)n, 1);
-    if (!left || !gone) FATAL("out of memory for the %ld elements of a list subtraction", (long)n);
+    if (!left || !gone) { free(left); free(gone); return bif_out_of_memory(p); }
     SWord i = 0;
     for (Term l = a; is_list(l); l = list_tail(l)) left[i++] = list_head(l);
     SWord removed = 0;
@@ -126,7 +127,10 @@ Term bif_subtract_2(Process *p, Term *args) {
     } else {
         Term *right = malloc((size_t)m * sizeof(Term));
         SWord *count = malloc((size_t)m * sizeof(SWord));
-        if (!right || !count) FATAL("out of memory for the %ld elements subtracted from a list", (long)m);
+        if (!right || !count) {
+            free(right); free(count); free(left); free(gone);
+            return bif_out_of_memory(p);
+        }
         SWord k = 0;
         for (Term r = b; is_list(r); r = list_tail(r)) right[k++] = list_head(r);
         qsort(right, (size_t)m, sizeof(Term), cmp_exact);
@@ -152,7 +156,8 @@ Term bif_subtract_2(Process *p, Term *args) {
     Term res = NIL;
     SWord keep = n - removed;
     if (keep > 0) {
-        Term *hp = heap_alloc(p, 2 * (size_t)keep);
+        Term *hp = heap_alloc_try(p, 2 * (size_t)keep);
+        if (!hp) { free(left); free(gone); return bif_out_of_memory(p); }
         res = make_list(hp);
         SWord j = 0;
         for (i = 0; i < n; i++) {
@@ -244,7 +249,8 @@ Term bif_tuple_to_list_1(Process *p, Term *args) {
     UWord n = tuple_arity(t);
     if (n == 0) return NIL;
     Term *e = tuple_elems(t);
-    Term *hp = heap_alloc(p, 2 * n);
+    Term *hp;
+    BIF_ALLOC(p, hp, 2 * n);
     for (UWord i = 0; i < n; i++) {
         hp[2 * i] = e[i];
         hp[2 * i + 1] = i + 1 < n ? make_list(hp + 2 * i + 2) : NIL;
@@ -257,7 +263,8 @@ Term bif_list_to_tuple_1(Process *p, Term *args) {
     SWord n = proper_length(args[0]);
     if (n < 0) BIF_ERROR(p, AM_badarg);
     if ((UWord)n > MAX_TUPLE_SIZE) BIF_ERROR(p, ATOM_TERM(system_limit));
-    Term *hp = heap_alloc(p, (size_t)n + 1);
+    Term *hp;
+    BIF_ALLOC(p, hp, (size_t)n + 1);
     hp[0] = make_tuple_header(n);
     SWord i = 1;
     for (Term l = args[0]; is_list(l); l = list_tail(l)) hp[i++] = list_head(l);
@@ -269,7 +276,8 @@ Term bif_make_tuple_2(Process *p, Term *args) {
     Term n = args[0];
     if (!is_small(n) || small_val(n) < 0 || (UWord)small_val(n) > MAX_TUPLE_SIZE) BIF_ERROR(p, AM_badarg);
     UWord k = (UWord)small_val(n);
-    Term *hp = heap_alloc(p, k + 1);
+    Term *hp;
+    BIF_ALLOC(p, hp, k + 1);
     hp[0] = make_tuple_header(k);
     for (UWord i = 1; i <= k; i++) hp[i] = args[1];
     spend(p, (SWord)k);
@@ -281,7 +289,8 @@ Term bif_append_element_2(Process *p, Term *args) {
     if (!is_tuple(t)) BIF_ERROR(p, AM_badarg);
     UWord n = tuple_arity(t);
     if (n + 1 > MAX_TUPLE_SIZE) BIF_ERROR(p, AM_badarg);
-    Term *hp = heap_alloc(p, n + 2);
+    Term *hp;
+    BIF_ALLOC(p, hp, n + 2);
     hp[0] = make_tuple_header(n + 1);
     memcpy(hp + 1, tuple_elems(t), n * sizeof(Term));
     hp[n + 1] = args[1];
@@ -296,7 +305,8 @@ Term bif_insert_element_3(Process *p, Term *args) {
     UWord n = tuple_arity(t);
     SWord i = small_val(ix);
     if (i < 1 || (UWord)i > n + 1 || n + 1 > MAX_TUPLE_SIZE) BIF_ERROR(p, AM_badarg);
-    Term *hp = heap_alloc(p, n + 2);
+    Term *hp;
+    BIF_ALLOC(p, hp, n + 2);
     const Term *e = tuple_elems(t);
     hp[0] = make_tuple_header(n + 1);
     memcpy(hp + 1, e, (size_t)(i - 1) * sizeof(Term));
@@ -313,7 +323,8 @@ Term bif_delete_element_2(Process *p, Term *args) {
     UWord n = tuple_arity(t);
     SWord i = small_val(ix);
     if (i < 1 || (UWord)i > n) BIF_ERROR(p, AM_badarg);
-    Term *hp = heap_alloc(p, n);
+    Term *hp;
+    BIF_ALLOC(p, hp, n);
     const Term *e = tuple_elems(t);
     hp[0] = make_tuple_header(n - 1);
     memcpy(hp + 1, e, (size_t)(i - 1) * sizeof(Term));
@@ -335,7 +346,8 @@ Term bif_make_tuple_3(Process *p, Term *args) {
         if (!is_small(pos) || small_val(pos) < 1 || (UWord)small_val(pos) > k) BIF_ERROR(p, AM_badarg);
     }
     if (!is_nil(l)) BIF_ERROR(p, AM_badarg);
-    Term *hp = heap_alloc(p, k + 1);
+    Term *hp;
+    BIF_ALLOC(p, hp, k + 1);
     hp[0] = make_tuple_header(k);
     for (UWord i = 1; i <= k; i++) hp[i] = args[1];
     for (l = args[2]; is_list(l); l = list_tail(l)) {
