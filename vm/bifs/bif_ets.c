@@ -163,6 +163,16 @@ static Term lookup_list(Process *p, EtsTable *t, EtsStripe *s, Term key, uint32_
 {
     EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
     if (!o) return NIL;
+    if (o->flat && !same_key_next(t, o, key)) {
+        /* the common case, one record of immediates: the list cell and a
+         * word-for-word copy in one allocation, no calls */
+        size_t n = o->words;
+        Term *hp = heap_alloc(p, 2 + n);
+        for (size_t i = 0; i < n; i++) hp[2 + i] = o->data[i];
+        hp[0] = make_boxed(hp + 2);
+        hp[1] = NIL;
+        return make_list(hp);
+    }
     Term res = NIL, *tailp = &res;
     for (;;) {
         /* the cons cell and the object in one allocation */
@@ -369,6 +379,19 @@ static Term do_update_counter(Process *p, Term *args, Term deflt)
     EtsStripe *s = ets_stripe(t, h);
     ets_wlock(&s->lock);
     EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
+    if (o && nops == 1 && !is_list_spec && ops[0].thr == THE_NON_VALUE && is_small(ops[0].incr) &&
+        (UWord)ops[0].pos <= tuple_arity(o->term) && is_small(tuple_elems(o->term)[ops[0].pos - 1])) {
+        /* the common case, a small counter stepped by a small increment:
+         * a small result is written over the stored word (as replace_obj
+         * would), with no copy of the object */
+        Term *w = &tuple_elems(o->term)[ops[0].pos - 1];
+        SWord v = small_val(*w) + small_val(ops[0].incr);
+        if (fits_small(v)) {
+            *w = make_small(v);
+            ets_wunlock(&s->lock);
+            DONE(make_small(v));
+        }
+    }
     Term base = o ? o->term : deflt;
     Term result = THE_NON_VALUE;
     if (base != THE_NON_VALUE) {

@@ -21,6 +21,7 @@
 
 #include "process.h"
 #include "ets_lock.h"
+#include "compare.h"
 
 enum { ETS_SET, ETS_ORDERED_SET, ETS_BAG, ETS_DUPLICATE_BAG };
 enum { ETS_PUBLIC, ETS_PROTECTED, ETS_PRIVATE };
@@ -61,10 +62,11 @@ typedef struct EtsTable {
 
 /* ---- the registry (ets_table.c) ---- */
 /* Every operation brackets its work with these (shared, cheap). */
-void ets_registry_rlock(void);
-void ets_registry_runlock(void);
-void ets_registry_wlock(void);
-void ets_registry_wunlock(void);
+extern EtsLock ets_reg_lock;
+static inline void ets_registry_rlock(void) { ets_rlock(&ets_reg_lock); }
+static inline void ets_registry_runlock(void) { ets_runlock(&ets_reg_lock); }
+static inline void ets_registry_wlock(void) { ets_wlock(&ets_reg_lock); }
+static inline void ets_registry_wunlock(void) { ets_wunlock(&ets_reg_lock); }
 /* The table that tid (a reference or a name) names, under the read lock;
  * NULL if none. */
 EtsTable *ets_find(Term tid);
@@ -94,6 +96,13 @@ uint32_t ets_hash(Term key);
 static inline Term ets_key(const EtsTable *t, Term obj) { return tuple_elems(obj)[t->keypos - 1]; }
 /* Keys equal as the table compares them: == for ordered_set, =:= else. */
 int ets_key_eq(const EtsTable *t, Term a, Term b);
+/* ordered_set key order: term_compare, with two small integers compared
+ * without the call */
+static inline int ets_key_cmp(Term a, Term b)
+{
+    if (is_small(a) && is_small(b)) return (small_val(a) > small_val(b)) - (small_val(a) < small_val(b));
+    return term_compare(a, b);
+}
 EtsObj *ets_obj_new(Term obj, uint32_t hash);
 void ets_obj_free(EtsObj *o);
 /* A copy of the stored term on p's heap (its binaries adopted by p). */
