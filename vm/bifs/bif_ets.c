@@ -630,11 +630,11 @@ static Term info_item(Process *p, EtsTable *t, Term item)
     if (item == A("write_concurrency")) return BOOL(t->write_conc);
     if (item == ATOM_TERM(compressed)) return AM_false;
     if (item == ATOM_TERM(memory))
-        return make_small(atomic_load(&t->words) + (long)(sizeof *t + sizeof(EtsStripe) * (size_t)t->nstripes) / 8);
+        return make_small(ets_table_words(t) + (long)(sizeof *t + sizeof(EtsStripe) * (size_t)t->nstripes) / 8);
     if (item == A("owner")) return t->owner;
     if (item == A("heir")) return t->heir;
     if (item == ATOM_TERM(name)) return t->name;
-    if (item == ATOM_TERM(size)) return make_small(atomic_load(&t->size));
+    if (item == ATOM_TERM(size)) return make_small(ets_table_size(t));
     if (item == A("node")) return ATOM_TERM(nonode);
     if (item == A("named_table")) return BOOL(t->named);
     if (item == A("type")) return A(types[t->type]);

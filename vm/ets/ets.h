@@ -38,12 +38,16 @@ typedef struct EtsObj {
     Term data[];
 } EtsObj;
 
+/* Cache-line aligned: the stripes of a write_concurrency table are written
+ * by different schedulers, and must not share lines. */
 typedef struct EtsStripe {
-    EtsLock lock;
+    _Alignas(64) EtsLock lock;
     EtsObj **buckets;            /* set, bags: chains; objects of one key are
                                     adjacent, in insertion order              */
     size_t nbuckets, count;
     EtsObj *root;                /* ordered_set                              */
+    atomic_long size, words;     /* objects, words: changed under the write
+                                    lock, read without it (ets:info)         */
 } EtsStripe;
 
 typedef struct EtsTable {
@@ -56,7 +60,6 @@ typedef struct EtsTable {
     EtsObj *heir_data;           /* copied HeirData (a 1-tuple), or NULL     */
     int nstripes;
     EtsStripe *stripes;
-    atomic_long size, words;
     struct EtsTable *next, *next_name;  /* registry chains: by id, by name  */
 } EtsTable;
 
@@ -90,6 +93,11 @@ void ets_owner_exit(Process *p);
 /* Gives t to pid with {'ETS-TRANSFER', Tid, From, Data} (write lock held);
  * if pid is dead or dying, t is deleted instead. */
 void ets_transfer_locked(EtsTable *t, Term to, Term from, Term data);
+
+/* Objects and words in t, summed over its stripes (no lock: a moment's
+ * sum while writers work). */
+long ets_table_size(EtsTable *t);
+long ets_table_words(EtsTable *t);
 
 /* ---- objects ---- */
 uint32_t ets_hash(Term key);

@@ -104,8 +104,6 @@ EtsTable *ets_create(Process *owner, Term name, int named, int type, int access,
     int nslots = sched_count();
     for (int i = 0; i < t->nstripes; i++)
         ets_lock_init(&t->stripes[i].lock, read_conc ? ETS_LOCK_SLOTS : ETS_LOCK_RW, nslots);
-    atomic_init(&t->size, 0);
-    atomic_init(&t->words, 0);
     t->id = proc_new_ref();
 
     ets_registry_wlock();
@@ -438,10 +436,14 @@ EtsObj *ets_tree_step(EtsTable *t, Term k, int back)
 
 /* ---- insert and delete, both structures ---- */
 
-static void account(EtsTable *t, EtsObj *o, long sign)
+/* The stripe's counts: in its own cache line, which its writer holds
+ * already (a count per table would be one line written by the writers of
+ * every stripe, and read by every reader of the table's header). */
+static void account(EtsStripe *s, EtsObj *o, long sign)
 {
-    atomic_fetch_add_explicit(&t->size, sign, memory_order_relaxed);
-    atomic_fetch_add_explicit(&t->words, sign * (long)(o->words + sizeof *o / sizeof(Term)), memory_order_relaxed);
+    atomic_store_explicit(&s->size, atomic_load_explicit(&s->size, memory_order_relaxed) + sign, memory_order_relaxed);
+    atomic_store_explicit(&s->words, atomic_load_explicit(&s->words, memory_order_relaxed) +
+                          sign * (long)(o->words + sizeof *o / sizeof(Term)), memory_order_relaxed);
 }
 
 void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
@@ -449,8 +451,8 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
     if (t->type == ETS_ORDERED_SET) {
         EtsObj *rep = NULL;
         s->root = tree_insert(t, s->root, o, &rep);
-        account(t, o, 1);
-        if (rep) { account(t, rep, -1); ets_obj_free(rep); }
+        account(s, o, 1);
+        if (rep) { account(s, rep, -1); ets_obj_free(rep); }
         return;
     }
     if (s->count >= s->nbuckets) stripe_grow(s);
@@ -462,8 +464,8 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
         EtsObj *old = *pp;
         o->next = old->next;
         *pp = o;
-        account(t, old, -1); ets_obj_free(old);
-        account(t, o, 1);
+        account(s, old, -1); ets_obj_free(old);
+        account(s, o, 1);
         return;
     }
     /* bags: after the key's last object (insertion order); a bag keeps no
@@ -475,7 +477,7 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
     o->next = *pp;
     *pp = o;
     s->count++;
-    account(t, o, 1);
+    account(s, o, 1);
 }
 
 long ets_stripe_delete_key(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
@@ -484,7 +486,7 @@ long ets_stripe_delete_key(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
         EtsObj *gone = NULL;
         s->root = tree_delete(t, s->root, key, &gone);
         if (!gone) return 0;
-        account(t, gone, -1); ets_obj_free(gone);
+        account(s, gone, -1); ets_obj_free(gone);
         return 1;
     }
     EtsObj **pp;
@@ -493,7 +495,7 @@ long ets_stripe_delete_key(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
     while (*pp && (*pp)->hash == hash && term_eq_exact(ets_key(t, (*pp)->term), key)) {
         EtsObj *o = *pp;
         *pp = o->next;
-        account(t, o, -1); ets_obj_free(o);
+        account(s, o, -1); ets_obj_free(o);
         s->count--;
         n++;
     }
@@ -505,33 +507,33 @@ void ets_stripe_remove(EtsTable *t, EtsStripe *s, EtsObj *o)
     if (t->type == ETS_ORDERED_SET) {
         EtsObj *gone = NULL;
         s->root = tree_delete(t, s->root, ets_key(t, o->term), &gone);
-        if (gone) { account(t, gone, -1); ets_obj_free(gone); }
+        if (gone) { account(s, gone, -1); ets_obj_free(gone); }
         return;
     }
     for (EtsObj **pp = &s->buckets[bucket_of(s, o->hash)]; *pp; pp = &(*pp)->next)
         if (*pp == o) {
             *pp = o->next;
-            account(t, o, -1); ets_obj_free(o);
+            account(s, o, -1); ets_obj_free(o);
             s->count--;
             return;
         }
 }
 
-static void tree_free(EtsTable *t, EtsObj *n)
+static void tree_free(EtsStripe *s, EtsObj *n)
 {
     while (n) {
-        tree_free(t, n->left);
+        tree_free(s, n->left);
         EtsObj *r = n->right;
-        account(t, n, -1); ets_obj_free(n);
+        account(s, n, -1); ets_obj_free(n);
         n = r;
     }
 }
 
 void ets_stripe_clear(EtsTable *t, EtsStripe *s)
 {
-    if (t->type == ETS_ORDERED_SET) { tree_free(t, s->root); s->root = NULL; return; }
+    if (t->type == ETS_ORDERED_SET) { tree_free(s, s->root); s->root = NULL; return; }
     for (size_t i = 0; i < s->nbuckets; i++) {
-        for (EtsObj *o = s->buckets[i], *nx; o; o = nx) { nx = o->next; account(t, o, -1); ets_obj_free(o); }
+        for (EtsObj *o = s->buckets[i], *nx; o; o = nx) { nx = o->next; account(s, o, -1); ets_obj_free(o); }
         s->buckets[i] = NULL;
     }
     s->count = 0;
@@ -594,4 +596,18 @@ Term ets_hash_next(Process *p, EtsTable *t, Term key, int *missing)
         ets_runlock(&s->lock);
     }
     return THE_NON_VALUE;
+}
+
+long ets_table_size(EtsTable *t)
+{
+    long n = 0;
+    for (int i = 0; i < t->nstripes; i++) n += atomic_load_explicit(&t->stripes[i].size, memory_order_relaxed);
+    return n;
+}
+
+long ets_table_words(EtsTable *t)
+{
+    long n = 0;
+    for (int i = 0; i < t->nstripes; i++) n += atomic_load_explicit(&t->stripes[i].words, memory_order_relaxed);
+    return n;
 }
