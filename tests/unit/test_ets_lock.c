@@ -3,9 +3,12 @@
  * writers keep equal; a reader holding the read lock must always see them
  * equal, and the writers' increments must all count. Run under
  * ThreadSanitizer too (make check-tsan), where a missing happens-before edge
- * between a writer and a reader is a data race report. */
+ * between a writer and a reader is a data race report. A second round has
+ * writers now and then hold the lock for 0.2 ms, so that waiters give up
+ * spinning and sleep, and must all be woken. */
 #include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "ets_lock.h"
 
@@ -29,11 +32,16 @@ static void *reader(void *arg) {
     return NULL;
 }
 
+static int slow_holders;
+
 static void *writer(void *arg) {
     (void)arg;
     for (int i = 0; i < WRITES; i++) {
         ets_wlock(&lock);
         a++;
+        /* sometimes hold the lock long enough that the others stop
+         * spinning and sleep (the futex path of ETS_LOCK_RW) */
+        if (slow_holders && i % 500 == 0) nanosleep(&(struct timespec){ 0, 200000 }, NULL);
         b++;
         ets_wunlock(&lock);
     }
@@ -60,6 +68,9 @@ int main(void) {
      * schedulers would */
     run(ETS_LOCK_RW, "rwlock");
     run(ETS_LOCK_SLOTS, "reader slots");
+    slow_holders = 1;
+    run(ETS_LOCK_RW, "rwlock, slow holders");
+    run(ETS_LOCK_SLOTS, "reader slots, slow holders");
     printf("test_ets_lock: %s\n", failures ? "FAILED" : "ok");
     return failures != 0;
 }

@@ -11,6 +11,7 @@
 #include "compare.h"
 #include "proc.h"
 #include "term_build.h"
+#include "outbuf.h"
 
 #define A(name) atom_intern_cstr(name)
 
@@ -162,6 +163,16 @@ static Term lookup_list(Process *p, EtsTable *t, EtsStripe *s, Term key, uint32_
 {
     EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
     if (!o) return NIL;
+    if (o->flat && !same_key_next(t, o, key)) {
+        /* the common case, one record of immediates: the list cell and a
+         * word-for-word copy in one allocation, no calls */
+        size_t n = o->words;
+        Term *hp = heap_alloc(p, 2 + n);
+        for (size_t i = 0; i < n; i++) hp[2 + i] = o->data[i];
+        hp[0] = make_boxed(hp + 2);
+        hp[1] = NIL;
+        return make_list(hp);
+    }
     Term res = NIL, *tailp = &res;
     for (;;) {
         /* the cons cell and the object in one allocation */
@@ -368,6 +379,19 @@ static Term do_update_counter(Process *p, Term *args, Term deflt)
     EtsStripe *s = ets_stripe(t, h);
     ets_wlock(&s->lock);
     EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
+    if (o && nops == 1 && !is_list_spec && ops[0].thr == THE_NON_VALUE && is_small(ops[0].incr) &&
+        (UWord)ops[0].pos <= tuple_arity(o->term) && is_small(tuple_elems(o->term)[ops[0].pos - 1])) {
+        /* the common case, a small counter stepped by a small increment:
+         * a small result is written over the stored word (as replace_obj
+         * would), with no copy of the object */
+        Term *w = &tuple_elems(o->term)[ops[0].pos - 1];
+        SWord v = small_val(*w) + small_val(ops[0].incr);
+        if (fits_small(v)) {
+            *w = make_small(v);
+            ets_wunlock(&s->lock);
+            DONE(make_small(v));
+        }
+    }
     Term base = o ? o->term : deflt;
     Term result = THE_NON_VALUE;
     if (base != THE_NON_VALUE) {
@@ -476,7 +500,7 @@ Term bif_ets_prev_2(Process *p, Term *args) { return step(p, args, 1, 1); }
 
 /* ---- select and its relatives ---- */
 
-enum { SEL_LIST, SEL_COUNT, SEL_DELETE };
+enum { SEL_LIST, SEL_COUNT, SEL_DELETE, SEL_REPLACE };
 
 typedef struct SelCtx {
     Process *p;
@@ -484,7 +508,7 @@ typedef struct SelCtx {
     int mode;
     Term *res; size_t n, cap;    /* SEL_LIST: results on p's heap, in order */
     long count;
-    int oom;
+    int oom, bad;                /* bad: a replacement changed the key    */
 } SelCtx;
 
 static int sel_visit(EtsTable *t, EtsStripe *s, EtsObj *o, void *vc)
@@ -501,6 +525,13 @@ static int sel_visit(EtsTable *t, EtsStripe *s, EtsObj *o, void *vc)
             c->res = nr; c->cap = cap;
         }
         c->res[c->n++] = r == o->term ? ets_copy_out_obj(c->p, o, NULL) : ets_copy_out(c->p, r);
+    } else if (c->mode == SEL_REPLACE) {
+        /* the body's object must keep the key (=:=): in place of o */
+        if (!obj_ok(t, r) || !term_eq_exact(ets_key(t, r), ets_key(t, o->term))) { c->bad = 1; return 1; }
+        EtsObj *no = ets_obj_new(r, o->hash);
+        if (!no) { c->oom = 1; return 1; }
+        ets_stripe_insert(t, s, no);
+        c->count++;
     } else if (r == AM_true) {
         c->count++;
         if (c->mode == SEL_DELETE) ets_stripe_remove(t, s, o);
@@ -511,28 +542,30 @@ static int sel_visit(EtsTable *t, EtsStripe *s, EtsObj *o, void *vc)
 /* Runs ms over t (only the bound key's objects when every clause binds it). */
 static Term run_select(Process *p, Term tid, Term spec, int mode, int reverse)
 {
-    TABLE(p, tid, mode == SEL_DELETE ? NEED_WRITE : NEED_READ);
+    int writes = mode == SEL_DELETE || mode == SEL_REPLACE;
+    TABLE(p, tid, writes ? NEED_WRITE : NEED_READ);
+    if (mode == SEL_REPLACE && t->type != ETS_SET && t->type != ETS_ORDERED_SET) FAIL(p);
     EtsMs *ms = ets_ms_compile(spec);
     if (!ms) FAIL(p);
-    SelCtx c = { p, ms, mode, NULL, 0, 0, 0, 0 };
+    SelCtx c = { p, ms, mode, NULL, 0, 0, 0, 0, 0 };
     Term key = ets_ms_bound_key(ms, t->keypos);
     if (key != THE_NON_VALUE) {
         uint32_t h = key_hash(t, key);
         EtsStripe *s = ets_stripe(t, h);
-        if (mode == SEL_DELETE) ets_wlock(&s->lock); else ets_rlock(&s->lock);
+        if (writes) ets_wlock(&s->lock); else ets_rlock(&s->lock);
         EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
-        while (o) {
+        while (o && !c.bad && !c.oom) {
             EtsObj *nx = same_key_next(t, o, key) ? o->next : NULL;
             sel_visit(t, s, o, &c);
             o = nx;
         }
-        if (mode == SEL_DELETE) ets_wunlock(&s->lock); else ets_runlock(&s->lock);
+        if (writes) ets_wunlock(&s->lock); else ets_runlock(&s->lock);
     } else {
-        for (int i = 0; i < t->nstripes && !c.oom; i++) {
+        for (int i = 0; i < t->nstripes && !c.oom && !c.bad; i++) {
             EtsStripe *s = &t->stripes[i];
-            if (mode == SEL_DELETE) ets_wlock(&s->lock); else ets_rlock(&s->lock);
+            if (writes) ets_wlock(&s->lock); else ets_rlock(&s->lock);
             ets_stripe_each(t, s, reverse, sel_visit, &c);
-            if (mode == SEL_DELETE) ets_wunlock(&s->lock); else ets_runlock(&s->lock);
+            if (writes) ets_wunlock(&s->lock); else ets_runlock(&s->lock);
         }
     }
     ets_ms_free(ms);
@@ -547,7 +580,7 @@ static Term run_select(Process *p, Term tid, Term spec, int mode, int reverse)
     } else {
         r = make_small(c.count);
     }
-    if (c.oom) FAIL(p);
+    if (c.oom || c.bad) FAIL(p);
     DONE(r);
 }
 
@@ -555,6 +588,7 @@ Term bif_ets_select_2(Process *p, Term *args) { return run_select(p, args[0], ar
 Term bif_ets_select_reverse_2(Process *p, Term *args) { return run_select(p, args[0], args[1], SEL_LIST, 1); }
 Term bif_ets_select_count_2(Process *p, Term *args) { return run_select(p, args[0], args[1], SEL_COUNT, 0); }
 Term bif_ets_select_delete_2(Process *p, Term *args) { return run_select(p, args[0], args[1], SEL_DELETE, 0); }
+Term bif_ets_select_replace_2(Process *p, Term *args) { return run_select(p, args[0], args[1], SEL_REPLACE, 0); }
 
 /* [{Pattern, [], [Body]}] on p's heap */
 static Term pattern_ms(Process *p, Term pat, Term body)
@@ -596,11 +630,11 @@ static Term info_item(Process *p, EtsTable *t, Term item)
     if (item == A("write_concurrency")) return BOOL(t->write_conc);
     if (item == ATOM_TERM(compressed)) return AM_false;
     if (item == ATOM_TERM(memory))
-        return make_small(atomic_load(&t->words) + (long)(sizeof *t + sizeof(EtsStripe) * (size_t)t->nstripes) / 8);
+        return make_small(ets_table_words(t) + (long)(sizeof *t + sizeof(EtsStripe) * (size_t)t->nstripes) / 8);
     if (item == A("owner")) return t->owner;
     if (item == A("heir")) return t->heir;
     if (item == ATOM_TERM(name)) return t->name;
-    if (item == ATOM_TERM(size)) return make_small(atomic_load(&t->size));
+    if (item == ATOM_TERM(size)) return make_small(ets_table_size(t));
     if (item == A("node")) return ATOM_TERM(nonode);
     if (item == A("named_table")) return BOOL(t->named);
     if (item == A("type")) return A(types[t->type]);
@@ -690,4 +724,181 @@ Term bif_ets_safe_fixtable_2(Process *p, Term *args)
     if (args[1] != AM_true && args[1] != AM_false) BIF_ERROR(p, AM_badarg);
     TABLE(p, args[0], NEED_READ);
     DONE(AM_true);
+}
+
+/* ---- slot, setopts ---- */
+
+/* A hash stripe counts as at least ETS_MIN_SLOTS slots, so that slot 0 of
+ * an empty table is [] (OTP's tables start with buckets too). */
+#define ETS_MIN_SLOTS 8
+
+typedef struct { long want, at; EtsObj *found; } NthCtx;
+
+static int nth_visit(EtsTable *t, EtsStripe *s, EtsObj *o, void *vc)
+{
+    (void)t; (void)s;
+    NthCtx *c = vc;
+    if (c->at++ == c->want) { c->found = o; return 1; }
+    return 0;
+}
+
+Term bif_ets_slot_2(Process *p, Term *args)
+{
+    TABLE(p, args[0], NEED_READ);
+    if (!is_small(args[1]) || small_val(args[1]) < 0) FAIL(p);
+    long i = (long)small_val(args[1]);
+    if (t->type == ETS_ORDERED_SET) {
+        /* the I'th object in key order */
+        EtsStripe *s = &t->stripes[0];
+        ets_rlock(&s->lock);
+        NthCtx c = { i, 0, NULL };
+        ets_stripe_each(t, s, 0, nth_visit, &c);
+        Term r = THE_NON_VALUE;
+        if (c.found) r = cons(p, ets_copy_out_obj(p, c.found, NULL), NIL);
+        else if (c.at == i) r = ATOM_TERM(infinity_);
+        ets_runlock(&s->lock);
+        if (r == THE_NON_VALUE) FAIL(p);
+        DONE(r);
+    }
+    /* the buckets of the stripes, one after the other */
+    for (int si = 0; si < t->nstripes; si++) {
+        EtsStripe *s = &t->stripes[si];
+        ets_rlock(&s->lock);
+        long n = (long)(s->nbuckets > ETS_MIN_SLOTS ? s->nbuckets : ETS_MIN_SLOTS);
+        if (i < n) {
+            Term r = NIL, *tailp = &r;
+            if ((size_t)i < s->nbuckets)
+                for (EtsObj *o = s->buckets[i]; o; o = o->next) {
+                    Term *hp = heap_alloc(p, 2 + o->words);
+                    hp[0] = ets_copy_out_obj(p, o, hp + 2);
+                    hp[1] = NIL;
+                    *tailp = make_list(hp);
+                    tailp = &hp[1];
+                }
+            ets_runlock(&s->lock);
+            DONE(r);
+        }
+        i -= n;
+        ets_runlock(&s->lock);
+    }
+    if (i == 0) DONE(ATOM_TERM(infinity_));
+    FAIL(p);
+}
+
+/* One option of setopts/2 checked: 1 heir, 2 protection, 0 bad. */
+static int setopt_kind(Term o, int *access)
+{
+    if (!is_tuple(o)) return 0;
+    UWord n = tuple_arity(o);
+    Term *e = tuple_elems(o);
+    if (e[0] == A("heir") && n == 2 && e[1] == ATOM_TERM(none)) return 1;
+    if (e[0] == A("heir") && n == 3 && is_pid(e[1])) return 1;
+    if (e[0] == A("protection") && n == 2) {
+        if (e[1] == A("public")) *access = ETS_PUBLIC;
+        else if (e[1] == A("protected")) *access = ETS_PROTECTED;
+        else if (e[1] == A("private")) *access = ETS_PRIVATE;
+        else return 0;
+        return 2;
+    }
+    return 0;
+}
+
+/* The owner changes the heir or the access of its table. Both are read
+ * under the registry's read lock (table_get, ets_owner_exit), so they
+ * change under its write lock; every option is checked before any is
+ * applied. */
+Term bif_ets_setopts_2(Process *p, Term *args)
+{
+    Term opts = args[1];
+    int one = is_tuple(opts), access = -1;
+    Term l = opts;
+    for (; one || is_list(l); l = list_tail(l)) {
+        if (!setopt_kind(one ? opts : list_head(l), &access)) BIF_ERROR(p, AM_badarg);
+        if (one) break;
+    }
+    if (!one && !is_nil(l)) BIF_ERROR(p, AM_badarg);
+    ets_registry_wlock();
+    EtsTable *t = ets_find(args[0]);
+    if (!t || t->owner != p->pid) { ets_registry_wunlock(); BIF_ERROR(p, AM_badarg); }
+    for (l = opts; one || is_list(l); l = list_tail(l)) {
+        Term o = one ? opts : list_head(l);
+        if (setopt_kind(o, &access) == 2) t->access = access;
+        else {
+            if (t->heir_data) { ets_obj_free(t->heir_data); t->heir_data = NULL; }
+            t->heir = ATOM_TERM(none);
+            if (tuple_arity(o) == 3) {
+                Term tmp[2] = { make_tuple_header(1), tuple_elems(o)[2] };
+                t->heir_data = ets_obj_new(make_boxed(tmp), 0);
+                if (t->heir_data) t->heir = tuple_elems(o)[1];
+            }
+        }
+        if (one) break;
+    }
+    ets_registry_wunlock();
+    return AM_true;
+}
+
+/* ---- match specifications outside tables ---- */
+
+/* A charlist of the bytes of s, on p's heap. */
+static Term charlist(Process *p, const char *s, size_t n)
+{
+    Term l = NIL;
+    for (size_t i = n; i-- > 0;) l = cons(p, make_small((unsigned char)s[i]), l);
+    return l;
+}
+
+/* ets:test_ms(Tuple, MatchSpec) (erlang:match_spec_test/3 for a table):
+ * {ok, Result} (false if no clause matched) or {error, [{error, Text}]}. */
+Term bif_ets_test_ms_2(Process *p, Term *args)
+{
+    OutBuf why;
+    ob_init(&why);
+    EtsMs *ms = ets_ms_compile_ex(args[1], 1, &why);
+    if (!ms) {
+        if (!why.len) ob_puts(&why, "Match program is not well formed.");
+        Term text = charlist(p, why.buf, why.len);
+        ob_free(&why);
+        return tuple2(p, A("error"), cons(p, tuple2(p, A("error"), text), NIL));
+    }
+    ob_free(&why);
+    Term r;
+    if (ets_ms_run(p, ms, args[0], &r)) r = r == args[0] ? r : ets_copy_out(p, r);
+    else r = AM_false;
+    ets_ms_free(ms);
+    return tuple2(p, AM_ok, r);
+}
+
+/* A compiled match specification is {'$ets_compiled_ms', Spec}: the spec,
+ * checked. Running it compiles it again (the compiled form points into the
+ * caller's heap and cannot outlive one call). */
+Term bif_ets_match_spec_compile_1(Process *p, Term *args)
+{
+    EtsMs *ms = ets_ms_compile_ex(args[0], 1, NULL);
+    if (!ms) BIF_ERROR(p, AM_badarg);
+    ets_ms_free(ms);
+    return tuple2(p, A("$ets_compiled_ms"), args[0]);
+}
+
+/* match_spec_run_r(List, Compiled, Acc): the results of the terms of List
+ * that match, prepended to Acc in reverse. */
+Term bif_ets_match_spec_run_r_3(Process *p, Term *args)
+{
+    Term cm = args[1];
+    if (!is_tuple(cm) || tuple_arity(cm) != 2 || tuple_elems(cm)[0] != A("$ets_compiled_ms"))
+        BIF_ERROR(p, AM_badarg);
+    Term l = args[0];
+    for (; is_list(l); l = list_tail(l)) ;
+    if (!is_nil(l)) BIF_ERROR(p, AM_badarg);
+    EtsMs *ms = ets_ms_compile_ex(tuple_elems(cm)[1], 1, NULL);
+    if (!ms) BIF_ERROR(p, AM_badarg);
+    Term acc = args[2];
+    for (l = args[0]; is_list(l); l = list_tail(l)) {
+        Term x = list_head(l), r;
+        p->reds -= 1;
+        if (!ets_ms_run(p, ms, x, &r)) continue;
+        acc = cons(p, r == x ? r : ets_copy_out(p, r), acc);
+    }
+    ets_ms_free(ms);
+    return acc;
 }

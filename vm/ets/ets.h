@@ -21,6 +21,7 @@
 
 #include "process.h"
 #include "ets_lock.h"
+#include "compare.h"
 
 enum { ETS_SET, ETS_ORDERED_SET, ETS_BAG, ETS_DUPLICATE_BAG };
 enum { ETS_PUBLIC, ETS_PROTECTED, ETS_PRIVATE };
@@ -37,12 +38,16 @@ typedef struct EtsObj {
     Term data[];
 } EtsObj;
 
+/* Cache-line aligned: the stripes of a write_concurrency table are written
+ * by different schedulers, and must not share lines. */
 typedef struct EtsStripe {
-    EtsLock lock;
+    _Alignas(64) EtsLock lock;
     EtsObj **buckets;            /* set, bags: chains; objects of one key are
                                     adjacent, in insertion order              */
     size_t nbuckets, count;
     EtsObj *root;                /* ordered_set                              */
+    atomic_long size, words;     /* objects, words: changed under the write
+                                    lock, read without it (ets:info)         */
 } EtsStripe;
 
 typedef struct EtsTable {
@@ -55,16 +60,16 @@ typedef struct EtsTable {
     EtsObj *heir_data;           /* copied HeirData (a 1-tuple), or NULL     */
     int nstripes;
     EtsStripe *stripes;
-    atomic_long size, words;
     struct EtsTable *next, *next_name;  /* registry chains: by id, by name  */
 } EtsTable;
 
 /* ---- the registry (ets_table.c) ---- */
 /* Every operation brackets its work with these (shared, cheap). */
-void ets_registry_rlock(void);
-void ets_registry_runlock(void);
-void ets_registry_wlock(void);
-void ets_registry_wunlock(void);
+extern EtsLock ets_reg_lock;
+static inline void ets_registry_rlock(void) { ets_rlock(&ets_reg_lock); }
+static inline void ets_registry_runlock(void) { ets_runlock(&ets_reg_lock); }
+static inline void ets_registry_wlock(void) { ets_wlock(&ets_reg_lock); }
+static inline void ets_registry_wunlock(void) { ets_wunlock(&ets_reg_lock); }
 /* The table that tid (a reference or a name) names, under the read lock;
  * NULL if none. */
 EtsTable *ets_find(Term tid);
@@ -89,11 +94,23 @@ void ets_owner_exit(Process *p);
  * if pid is dead or dying, t is deleted instead. */
 void ets_transfer_locked(EtsTable *t, Term to, Term from, Term data);
 
+/* Objects and words in t, summed over its stripes (no lock: a moment's
+ * sum while writers work). */
+long ets_table_size(EtsTable *t);
+long ets_table_words(EtsTable *t);
+
 /* ---- objects ---- */
 uint32_t ets_hash(Term key);
 static inline Term ets_key(const EtsTable *t, Term obj) { return tuple_elems(obj)[t->keypos - 1]; }
 /* Keys equal as the table compares them: == for ordered_set, =:= else. */
 int ets_key_eq(const EtsTable *t, Term a, Term b);
+/* ordered_set key order: term_compare, with two small integers compared
+ * without the call */
+static inline int ets_key_cmp(Term a, Term b)
+{
+    if (is_small(a) && is_small(b)) return (small_val(a) > small_val(b)) - (small_val(a) < small_val(b));
+    return term_compare(a, b);
+}
 EtsObj *ets_obj_new(Term obj, uint32_t hash);
 void ets_obj_free(EtsObj *o);
 /* A copy of the stored term on p's heap (its binaries adopted by p). */
@@ -142,6 +159,11 @@ typedef struct EtsMs EtsMs;
 /* Checks and prepares a match specification (a term on p's heap); NULL if
  * it is malformed (badarg). */
 EtsMs *ets_ms_compile(Term ms);
+/* The same; any_pattern lets a clause's pattern be any term (test_ms,
+ * match_spec_run: the objects need not be tuples); why (NULL or a buffer)
+ * receives erlang:match_spec_test's message for a malformed one. */
+struct OutBuf;
+EtsMs *ets_ms_compile_ex(Term ms, int any_pattern, struct OutBuf *why);
 void ets_ms_free(EtsMs *ms);
 /* Runs ms on one object: 1 and *result (which may point into the object:
  * the caller copies it out) if a clause matched, 0 if none. */

@@ -1,9 +1,12 @@
-/* ets_lock.c — reader-writer locks for ETS (see ets_lock.h for the two kinds
- * and why the reader-slot kind lets readers on different schedulers proceed
- * without writing a shared cache line). */
+/* ets_lock.c — the slow paths of the ETS reader-writer locks (ets_lock.h
+ * has the two kinds, their fast paths and why). */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <limits.h>
+#include <sys/syscall.h>
+#include <linux/futex.h>
 #include "ets_lock.h"
 
 /* Each thread's slot number, handed out in order of first use: schedulers
@@ -11,12 +14,12 @@
  * its own; more threads than slots share, which is still correct (a slot is
  * a counter, not a flag). */
 static atomic_int next_slot;
-static __thread int my_slot = -1;
+__thread int ets_my_slot = -1;
 
-static inline int thread_slot(void)
+int ets_slot_assign(void)
 {
-    if (my_slot < 0) my_slot = atomic_fetch_add(&next_slot, 1);
-    return my_slot;
+    ets_my_slot = atomic_fetch_add(&next_slot, 1);
+    return ets_my_slot;
 }
 
 int ets_lock_init(EtsLock *l, int kind, int nslots)
@@ -25,16 +28,8 @@ int ets_lock_init(EtsLock *l, int kind, int nslots)
     l->nslots = nslots < 1 ? 1 : nslots;
     l->slots = NULL;
     atomic_init(&l->writer, 0);
-    if (kind == ETS_LOCK_RW) {
-        /* writers first: glibc's default lets a stream of readers starve
-         * them (no reader here ever takes the same lock twice) */
-        pthread_rwlockattr_t a;
-        pthread_rwlockattr_init(&a);
-        pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-        int r = pthread_rwlock_init(&l->rw, &a);
-        pthread_rwlockattr_destroy(&a);
-        return r ? -1 : 0;
-    }
+    atomic_init(&l->word, 0);
+    if (kind == ETS_LOCK_RW) return 0;
     pthread_mutex_init(&l->wmu, NULL);
     l->slots = aligned_alloc(64, sizeof(EtsSlot) * (size_t)l->nslots);
     if (!l->slots) return -1;
@@ -44,34 +39,149 @@ int ets_lock_init(EtsLock *l, int kind, int nslots)
 
 void ets_lock_destroy(EtsLock *l)
 {
-    if (l->kind == ETS_LOCK_RW) { pthread_rwlock_destroy(&l->rw); return; }
+    if (l->kind == ETS_LOCK_RW) return;
     pthread_mutex_destroy(&l->wmu);
     free(l->slots);
 }
 
-void ets_rlock(EtsLock *l)
+/* ---- ETS_LOCK_RW ----
+ *
+ * Every decision is taken on the one word, so a thread that goes to sleep
+ * sleeps on the very value that made it wait (futex compares it first) and
+ * cannot miss the change it waits for. Who sleeps sets SLEEPERS; whoever
+ * makes a change that lets a sleeper in (the last reader out, a writer out)
+ * clears it and wakes every sleeper, and those that still cannot enter set
+ * it again. A writer taking the lock keeps the bit, so the sleepers are
+ * woken when it leaves. */
+
+/* Spins before sleeping: a holder that is running leaves within a few
+ * hundred nanoseconds; one that is descheduled does not, and waiting on it
+ * with the processor would keep it from running. */
+#define ETS_SPINS 100
+
+static inline void cpu_relax(void)
 {
-    if (l->kind == ETS_LOCK_RW) { pthread_rwlock_rdlock(&l->rw); return; }
-    atomic_long *s = &l->slots[thread_slot() % l->nslots].readers;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Sleeps while the word is v (v has SLEEPERS set). */
+static void rw_sleep(EtsLock *l, uint32_t v)
+{
+#ifdef __SANITIZE_THREAD__
+    /* ThreadSanitizer holds signals back in raw system calls and Boehm's
+     * collector stops the world with signals (sched.c naps the same way) */
+    (void)v;
+    (void)l;
+    usleep(50);
+#else
+    syscall(SYS_futex, (uint32_t *)&l->word, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+#endif
+}
+
+static void rw_wake(EtsLock *l)
+{
+#ifndef __SANITIZE_THREAD__
+    syscall(SYS_futex, (uint32_t *)&l->word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+#else
+    (void)l;
+#endif
+}
+
+/* Sets SLEEPERS in *v's word if missing; 1 if the word is still *v (now
+ * with the bit) and the caller may sleep on it, 0 if it changed (*v is the
+ * new value: look again). */
+static int rw_mark_sleeper(EtsLock *l, uint32_t *v)
+{
+    if (*v & ETS_RW_SLEEPERS) return 1;
+    if (!atomic_compare_exchange_weak_explicit(&l->word, v, *v | ETS_RW_SLEEPERS, memory_order_relaxed, memory_order_relaxed))
+        return 0;
+    *v |= ETS_RW_SLEEPERS;
+    return 1;
+}
+
+void ets_rw_rlock_slow(EtsLock *l)
+{
+    int spins = 0;
+    uint32_t v = atomic_load_explicit(&l->word, memory_order_relaxed);
     for (;;) {
-        /* sequentially consistent on both sides: either the writer sees our
-         * count, or we see its flag (the Dekker pattern) */
-        atomic_fetch_add(s, 1);
-        if (!atomic_load(&l->writer)) return;
-        atomic_fetch_sub(s, 1);
-        while (atomic_load_explicit(&l->writer, memory_order_relaxed)) sched_yield();
+        if (!(v & (ETS_RW_WRITER | ETS_RW_WWAIT))) {
+            if (atomic_compare_exchange_weak_explicit(&l->word, &v, v + 1, memory_order_acquire, memory_order_relaxed))
+                return;
+            continue;
+        }
+        if (spins++ < ETS_SPINS) {
+            cpu_relax();
+            v = atomic_load_explicit(&l->word, memory_order_relaxed);
+            continue;
+        }
+        if (rw_mark_sleeper(l, &v)) {
+            rw_sleep(l, v);
+            v = atomic_load_explicit(&l->word, memory_order_relaxed);
+        }
     }
 }
 
-void ets_runlock(EtsLock *l)
+void ets_rw_wlock_slow(EtsLock *l)
 {
-    if (l->kind == ETS_LOCK_RW) { pthread_rwlock_unlock(&l->rw); return; }
-    atomic_fetch_sub_explicit(&l->slots[thread_slot() % l->nslots].readers, 1, memory_order_release);
+    /* counted as waiting: no new reader enters from now on */
+    uint32_t v = atomic_fetch_add_explicit(&l->word, ETS_RW_WWAIT1, memory_order_relaxed) + ETS_RW_WWAIT1;
+    int spins = 0;
+    for (;;) {
+        if (!(v & (ETS_RW_WRITER | ETS_RW_READERS))) {
+            if (atomic_compare_exchange_weak_explicit(&l->word, &v, (v - ETS_RW_WWAIT1) | ETS_RW_WRITER,
+                                                      memory_order_acquire, memory_order_relaxed))
+                return;
+            continue;
+        }
+        if (spins++ < ETS_SPINS) {
+            cpu_relax();
+            v = atomic_load_explicit(&l->word, memory_order_relaxed);
+            continue;
+        }
+        if (rw_mark_sleeper(l, &v)) {
+            rw_sleep(l, v);
+            v = atomic_load_explicit(&l->word, memory_order_relaxed);
+        }
+    }
 }
 
-void ets_wlock(EtsLock *l)
+/* Clears `drop` (and SLEEPERS) from the word; wakes the sleepers if the bit
+ * was set. */
+static void rw_release(EtsLock *l, uint32_t drop)
 {
-    if (l->kind == ETS_LOCK_RW) { pthread_rwlock_wrlock(&l->rw); return; }
+    uint32_t v = atomic_load_explicit(&l->word, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&l->word, &v, v & ~(drop | ETS_RW_SLEEPERS),
+                                                  memory_order_release, memory_order_relaxed))
+        ;
+    if (v & ETS_RW_SLEEPERS) rw_wake(l);
+}
+
+void ets_rw_runlock_wake(EtsLock *l)
+{
+    /* the reader already left; others may have come and gone since, and
+     * then the one that left last clears the bit (clearing twice is only an
+     * extra wake-up) */
+    rw_release(l, 0);
+}
+
+void ets_rw_wunlock_wake(EtsLock *l) { rw_release(l, ETS_RW_WRITER); }
+
+/* ---- ETS_LOCK_SLOTS ---- */
+
+void ets_slots_rlock_slow(EtsLock *l, atomic_long *s)
+{
+    for (;;) {
+        atomic_fetch_sub(s, 1);
+        while (atomic_load_explicit(&l->writer, memory_order_relaxed)) sched_yield();
+        atomic_fetch_add(s, 1);
+        if (!atomic_load(&l->writer)) return;
+    }
+}
+
+void ets_slots_wlock(EtsLock *l)
+{
     pthread_mutex_lock(&l->wmu);
     atomic_store(&l->writer, 1);
     for (int i = 0; i < l->nslots; i++) {
@@ -81,9 +191,8 @@ void ets_wlock(EtsLock *l)
     }
 }
 
-void ets_wunlock(EtsLock *l)
+void ets_slots_wunlock(EtsLock *l)
 {
-    if (l->kind == ETS_LOCK_RW) { pthread_rwlock_unlock(&l->rw); return; }
     atomic_store(&l->writer, 0);
     pthread_mutex_unlock(&l->wmu);
 }

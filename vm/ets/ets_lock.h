@@ -1,19 +1,29 @@
 /* ets_lock.h — the reader-writer locks of ETS tables.
  *
- * Two kinds. ETS_LOCK_RW is a plain pthread rwlock: every reader writes the
- * same lock word, so readers on different schedulers bounce one cache line,
- * but a writer is cheap. ETS_LOCK_SLOTS (a table's read_concurrency, and the
- * table registry) gives each thread its own reader counter on its own cache
- * line: a reader only writes its slot and reads the writer flag, so readers
- * on different schedulers share no written memory; a writer raises the flag
- * and waits until every slot is zero, so writing costs a pass over the slots.
- * (This is the "big reader" lock; OTP's read_concurrency does the same.)
+ * Two kinds. ETS_LOCK_RW is one 32-bit word (readers, a writer bit, the
+ * count of writers waiting, a sleepers bit) taken with one compare-and-swap
+ * and released with one atomic add: every reader writes that word, so
+ * readers on different schedulers bounce one cache line, but a writer is
+ * cheap. Writers go first: a reader does not enter while a writer waits, so
+ * a stream of readers cannot starve one. A thread that cannot enter spins a
+ * little, then sleeps in the kernel (futex) until the word changes, so a
+ * lock whose holder was descheduled costs the waiters no processor.
+ *
+ * ETS_LOCK_SLOTS (a table's read_concurrency, and the table registry) gives
+ * each thread its own reader counter on its own cache line: a reader only
+ * writes its slot and reads the writer flag, so readers on different
+ * schedulers share no written memory; a writer raises the flag and waits
+ * until every slot is zero, so writing costs a pass over the slots. (This is
+ * the "big reader" lock; OTP's read_concurrency does the same.)
+ *
+ * The uncontended paths are inline: a lookup takes two of these locks.
  */
 #ifndef MINI_ETS_LOCK_H
 #define MINI_ETS_LOCK_H
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 enum { ETS_LOCK_RW = 0, ETS_LOCK_SLOTS = 1 };
 
@@ -25,19 +35,88 @@ typedef struct EtsSlot {
 typedef struct EtsLock {
     int kind;
     int nslots;
-    pthread_rwlock_t rw;         /* ETS_LOCK_RW */
+    _Atomic uint32_t word;       /* ETS_LOCK_RW: the bits below             */
     pthread_mutex_t wmu;         /* ETS_LOCK_SLOTS: writers queue here ... */
     atomic_int writer;           /* ... and the one holding it raises this */
     EtsSlot *slots;
 } EtsLock;
 
+/* ETS_LOCK_RW's word */
+#define ETS_RW_READERS  0x000FFFFFu   /* readers inside                    */
+#define ETS_RW_WRITER   0x00100000u   /* a writer inside                   */
+#define ETS_RW_SLEEPERS 0x00200000u   /* someone sleeps on the word        */
+#define ETS_RW_WWAIT1   0x00400000u   /* one writer waiting (count above)  */
+#define ETS_RW_WWAIT    0xFFC00000u
+
 /* nslots: reader slots for ETS_LOCK_SLOTS (threads share a slot modulo it).
  * Returns 0, or -1 when out of memory. */
 int ets_lock_init(EtsLock *l, int kind, int nslots);
 void ets_lock_destroy(EtsLock *l);
-void ets_rlock(EtsLock *l);
-void ets_runlock(EtsLock *l);
-void ets_wlock(EtsLock *l);
-void ets_wunlock(EtsLock *l);
+
+/* the slow paths (ets_lock.c) */
+void ets_rw_rlock_slow(EtsLock *l);
+void ets_rw_runlock_wake(EtsLock *l);
+void ets_rw_wlock_slow(EtsLock *l);
+void ets_rw_wunlock_wake(EtsLock *l);
+void ets_slots_rlock_slow(EtsLock *l, atomic_long *slot);
+void ets_slots_wlock(EtsLock *l);
+void ets_slots_wunlock(EtsLock *l);
+
+/* This thread's reader slot (handed out in order of first use). */
+extern __thread int ets_my_slot;
+int ets_slot_assign(void);
+static inline int ets_thread_slot(void) { return ets_my_slot >= 0 ? ets_my_slot : ets_slot_assign(); }
+
+static inline void ets_rlock(EtsLock *l)
+{
+    if (l->kind == ETS_LOCK_RW) {
+        uint32_t v = atomic_load_explicit(&l->word, memory_order_relaxed);
+        if (!(v & (ETS_RW_WRITER | ETS_RW_WWAIT)) &&
+            atomic_compare_exchange_weak_explicit(&l->word, &v, v + 1, memory_order_acquire, memory_order_relaxed))
+            return;
+        ets_rw_rlock_slow(l);
+        return;
+    }
+    atomic_long *s = &l->slots[ets_thread_slot() % l->nslots].readers;
+    /* sequentially consistent on both sides: either the writer sees our
+     * count, or we see its flag (the Dekker pattern) */
+    atomic_fetch_add(s, 1);
+    if (!atomic_load(&l->writer)) return;
+    ets_slots_rlock_slow(l, s);
+}
+
+static inline void ets_runlock(EtsLock *l)
+{
+    if (l->kind == ETS_LOCK_RW) {
+        uint32_t v = atomic_fetch_sub_explicit(&l->word, 1, memory_order_release) - 1;
+        if ((v & (ETS_RW_READERS | ETS_RW_SLEEPERS)) == ETS_RW_SLEEPERS) ets_rw_runlock_wake(l);
+        return;
+    }
+    atomic_fetch_sub_explicit(&l->slots[ets_thread_slot() % l->nslots].readers, 1, memory_order_release);
+}
+
+static inline void ets_wlock(EtsLock *l)
+{
+    if (l->kind == ETS_LOCK_RW) {
+        uint32_t v = 0;
+        if (atomic_compare_exchange_weak_explicit(&l->word, &v, ETS_RW_WRITER, memory_order_acquire, memory_order_relaxed))
+            return;
+        ets_rw_wlock_slow(l);
+        return;
+    }
+    ets_slots_wlock(l);
+}
+
+static inline void ets_wunlock(EtsLock *l)
+{
+    if (l->kind == ETS_LOCK_RW) {
+        uint32_t v = ETS_RW_WRITER;
+        if (atomic_compare_exchange_strong_explicit(&l->word, &v, 0, memory_order_release, memory_order_relaxed))
+            return;
+        ets_rw_wunlock_wake(l);
+        return;
+    }
+    ets_slots_wunlock(l);
+}
 
 #endif

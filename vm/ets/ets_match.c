@@ -14,11 +14,13 @@
  * gives 'EXIT', as in OTP.
  */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include "ets.h"
 #include "atom.h"
 #include "bif.h"
 #include "compare.h"
+#include "print.h"
 
 enum { M_VAR = 1, M_ANY, M_ALL, M_VARS, M_CALL, M_ANDALSO, M_ORELSE, M_CONST, M_TUPLE, M_SELF };
 #define MARK(kind, val) (((Term)(val) << 8) | ((Term)(kind) << 2))
@@ -94,7 +96,23 @@ typedef struct Comp {
     EtsMs *ms;
     unsigned char *bound;        /* per variable number, in this clause    */
     long maxvar;
+    OutBuf *why;                 /* NULL, or where OTP's message goes      */
 } Comp;
+
+/* Marks the compile failed, with erlang:match_spec_test's message (the
+ * first failure's; printf-shaped, and a term printed as ~p when t is one). */
+static void comp_fail(Comp *c, const char *msg, Term t)
+{
+    if (c->why && !c->ms->failed) {
+        if (t != THE_NON_VALUE) {
+            print_term(c->why, t, PRINT_PRINT);
+            ob_puts(c->why, " is neither a function call, nor a tuple (tuples are written {{ ... }}).");
+        } else {
+            ob_puts(c->why, msg);
+        }
+    }
+    c->ms->failed = 1;
+}
 
 static void note_var(Comp *c, long n)
 {
@@ -144,7 +162,12 @@ static Term comp_expr(Comp *c, Term t)
     if (is_atom(t)) {
         long n = special_atom(t);
         if (n >= 0) {
-            if (n > c->maxvar || !c->bound[n]) { ms->failed = 1; return t; }
+            if (n > c->maxvar || !c->bound[n]) {
+                char m[64];
+                snprintf(m, sizeof m, "Variable $%ld is unbound.", n);
+                comp_fail(c, m, THE_NON_VALUE);
+                return t;
+            }
             return MARK(M_VAR, n);
         }
         if (n == -3) return MARK(M_ALL, 0);
@@ -161,7 +184,7 @@ static Term comp_expr(Comp *c, Term t)
     if (!is_tuple(t)) return t;
     UWord n = tuple_arity(t);
     Term *e = tuple_elems(t);
-    if (n == 0) { ms->failed = 1; return t; }
+    if (n == 0) { comp_fail(c, NULL, t); return t; }
     Term *hp = arena_alloc(&ms->code, n + 1);
     if (!hp) { ms->failed = 1; return t; }
     hp[0] = make_tuple_header(n);
@@ -174,7 +197,7 @@ static Term comp_expr(Comp *c, Term t)
         for (UWord i = 0; i < m; i++) tp[i + 2] = comp_expr(c, tuple_elems(e[0])[i]);
         return make_boxed(tp);
     }
-    if (!is_atom(e[0])) { ms->failed = 1; return t; }
+    if (!is_atom(e[0])) { comp_fail(c, NULL, t); return t; }
     size_t len;
     const char *name = atom_name(e[0], &len);
     if (n == 2 && !strcmp(name, "const")) {
@@ -184,44 +207,56 @@ static Term comp_expr(Comp *c, Term t)
     }
     int arity = (int)n - 1;
     if (!strcmp(name, "andalso") || !strcmp(name, "orelse")) {
-        if (arity < 1) { ms->failed = 1; return t; }
+        if (arity < 1) { comp_fail(c, "Function andalso/0 does_not_exist.", THE_NON_VALUE); return t; }
         hp[1] = MARK(name[0] == 'a' ? M_ANDALSO : M_ORELSE, 0);
     } else if (!strcmp(name, "self") && arity == 0) {
         hp[1] = MARK(M_SELF, 0);
     } else {
         int b = bif_lookup("erlang", name, arity);
-        if (b < 0 || !bif_table[b].guard) { ms->failed = 1; return t; }
+        if (b < 0 || !bif_table[b].guard) {
+            char m[300];
+            snprintf(m, sizeof m, "Function %.*s/%d does_not_exist.", (int)len, name, arity);
+            comp_fail(c, m, THE_NON_VALUE);
+            return t;
+        }
         hp[1] = MARK(M_CALL, b);
     }
     for (UWord i = 1; i < n; i++) hp[i + 1] = comp_expr(c, e[i]);
     return make_boxed(hp);
 }
 
-EtsMs *ets_ms_compile(Term spec)
+EtsMs *ets_ms_compile(Term spec) { return ets_ms_compile_ex(spec, 0, NULL); }
+
+EtsMs *ets_ms_compile_ex(Term spec, int any_pattern, OutBuf *why)
 {
     long len = 0;
     Term l = spec;
     for (; is_list(l); l = list_tail(l)) len++;
-    if (!is_nil(l)) return NULL;
+    if (!is_nil(l)) { if (why) ob_puts(why, "Match programs are not in a list."); return NULL; }
     EtsMs *ms = calloc(1, sizeof *ms);
     if (!ms) return NULL;
     ms->cl = calloc((size_t)(len ? len : 1), sizeof *ms->cl);
-    Comp c = { ms, NULL, -1 };
+    Comp c = { ms, NULL, -1, why };
     if (!ms->cl) ms->failed = 1;
     long maxvar = -1;
     for (l = spec; !ms->failed && is_list(l); l = list_tail(l)) {
         Term cl = list_head(l);
-        if (!is_tuple(cl) || tuple_arity(cl) != 3) { ms->failed = 1; break; }
+        if (!is_tuple(cl) || tuple_arity(cl) != 3) {
+            comp_fail(&c, "Match program part is not a tuple of arity 3.", THE_NON_VALUE);
+            break;
+        }
         Term pat = tuple_elems(cl)[0], g = tuple_elems(cl)[1], b = tuple_elems(cl)[2];
-        if (!(is_tuple(pat) || is_atom(pat))) { ms->failed = 1; break; }
+        /* a table's objects are tuples: another pattern is an error in a
+         * select, and matches nothing in test_ms and match_spec_run */
+        if (!any_pattern && !(is_tuple(pat) || is_atom(pat))) { ms->failed = 1; break; }
         if (c.bound) memset(c.bound, 0, (size_t)c.maxvar + 1);
         Clause *k = &ms->cl[ms->nclauses++];
         k->pat = comp_pat(&c, pat);
         Term x;
         for (x = g; is_list(x); x = list_tail(x)) ;
-        if (!is_nil(x)) { ms->failed = 1; break; }
+        if (!is_nil(x)) { comp_fail(&c, "Match expression is not a list.", THE_NON_VALUE); break; }
         for (x = b; is_list(x); x = list_tail(x)) ;
-        if (!is_nil(x) || is_nil(b)) { ms->failed = 1; break; }
+        if (!is_nil(x) || is_nil(b)) { comp_fail(&c, "Body clause does not return anything.", THE_NON_VALUE); break; }
         k->guards = comp_expr(&c, g);
         k->body = comp_expr(&c, b);
         if (c.maxvar > maxvar) maxvar = c.maxvar;

@@ -22,25 +22,16 @@
 
 /* ---- the registry ---- */
 
-static EtsLock reg_lock;
-static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
-static EtsTable **by_id, **by_name;
-static size_t reg_buckets, reg_count;
-
-static void reg_init(void)
-{
-    /* one reader slot per possible scheduler: every lookup of every table
-     * takes this lock, so it must not be a shared write */
-    ets_lock_init(&reg_lock, ETS_LOCK_SLOTS, MAX_SCHEDULERS);
-    reg_buckets = 64;
-    by_id = calloc(reg_buckets, sizeof *by_id);
-    by_name = calloc(reg_buckets, sizeof *by_name);
-}
-
-void ets_registry_rlock(void) { pthread_once(&reg_once, reg_init); ets_rlock(&reg_lock); }
-void ets_registry_runlock(void) { ets_runlock(&reg_lock); }
-void ets_registry_wlock(void) { pthread_once(&reg_once, reg_init); ets_wlock(&reg_lock); }
-void ets_registry_wunlock(void) { ets_wunlock(&reg_lock); }
+/* Statically initialised, so that the read path (every operation) needs
+ * no once-check: one reader slot per possible scheduler, because every
+ * lookup of every table takes this lock and it must not be a shared write. */
+#define REG_MIN_BUCKETS 64
+static EtsSlot reg_slots[MAX_SCHEDULERS];
+EtsLock ets_reg_lock = { .kind = ETS_LOCK_SLOTS, .nslots = MAX_SCHEDULERS,
+                         .wmu = PTHREAD_MUTEX_INITIALIZER, .slots = reg_slots };
+static EtsTable *by_id0[REG_MIN_BUCKETS], *by_name0[REG_MIN_BUCKETS];
+static EtsTable **by_id = by_id0, **by_name = by_name0;
+static size_t reg_buckets = REG_MIN_BUCKETS, reg_count;
 
 static inline size_t id_slot(uint64_t id) { return (size_t)((id * 0x9E3779B97F4A7C15ull) >> 40) & (reg_buckets - 1); }
 static inline size_t name_slot(Term name) { return (size_t)((atom_val(name) * 0x9E3779B97F4A7C15ull) >> 40) & (reg_buckets - 1); }
@@ -84,8 +75,7 @@ static void reg_grow(void)
             t->next = ni[s]; ni[s] = t;
             if (t->named) { s = name_slot(t->name); t->next_name = nn[s]; nn[s] = t; }
         }
-    (void)on;
-    free(oi); free(on);
+    if (oi != by_id0) { free(oi); free(on); }
     by_id = ni; by_name = nn;
 }
 
@@ -114,8 +104,6 @@ EtsTable *ets_create(Process *owner, Term name, int named, int type, int access,
     int nslots = sched_count();
     for (int i = 0; i < t->nstripes; i++)
         ets_lock_init(&t->stripes[i].lock, read_conc ? ETS_LOCK_SLOTS : ETS_LOCK_RW, nslots);
-    atomic_init(&t->size, 0);
-    atomic_init(&t->words, 0);
     t->id = proc_new_ref();
 
     ets_registry_wlock();
@@ -246,6 +234,28 @@ int ets_key_eq(const EtsTable *t, Term a, Term b)
 
 EtsObj *ets_obj_new(Term obj, uint32_t hash)
 {
+    if (is_tuple(obj)) {
+        /* a tuple of immediates (the common record of numbers and atoms):
+         * its words are the copy, no walk needed */
+        UWord a = tuple_arity(obj);
+        Term *e = tuple_elems(obj);
+        UWord i = 0;
+        while (i < a && is_immed(e[i])) i++;
+        if (i == a) {
+            EtsObj *o = malloc(sizeof *o + (a + 1) * sizeof(Term));
+            if (!o) return NULL;
+            o->next = o->left = o->right = NULL;
+            o->height = 1;
+            o->hash = hash;
+            o->words = a + 1;
+            o->bins = 0;
+            o->flat = 1;
+            o->data[0] = make_tuple_header(a);
+            for (i = 0; i < a; i++) o->data[i + 1] = e[i];
+            o->term = make_boxed(o->data);
+            return o;
+        }
+    }
     size_t n = copy_size(obj);
     EtsObj *o = malloc(sizeof *o + n * sizeof(Term));
     if (!o) return NULL;
@@ -262,7 +272,7 @@ EtsObj *ets_obj_new(Term obj, uint32_t hash)
 
 void ets_obj_free(EtsObj *o)
 {
-    binary_release_region(o->data, o->data + o->words);
+    if (o->bins) binary_release_region(o->data, o->data + o->words);
     free(o);
 }
 
@@ -324,7 +334,7 @@ EtsObj *ets_stripe_find(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsO
     if (t->type == ETS_ORDERED_SET) {
         EtsObj *n = s->root;
         while (n) {
-            int c = term_compare(key, ets_key(t, n->term));
+            int c = ets_key_cmp(key, ets_key(t, n->term));
             if (c == 0) return n;
             n = c < 0 ? n->left : n->right;
         }
@@ -332,15 +342,22 @@ EtsObj *ets_stripe_find(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsO
     }
     if (!s->nbuckets) return NULL;
     EtsObj **pp = &s->buckets[bucket_of(s, hash)];
-    for (; *pp; pp = &(*pp)->next)
-        if ((*pp)->hash == hash && term_eq_exact(ets_key(t, (*pp)->term), key)) {
-            if (prevp) *prevp = pp;
-            return *pp;
-        }
-    return NULL;
+    int pos = t->keypos;
+    if (is_immed(key)) {
+        /* an immediate is =:= only to the same word: no compare call */
+        for (; *pp; pp = &(*pp)->next)
+            if (tuple_elems((*pp)->term)[pos - 1] == key) break;
+    } else {
+        for (; *pp; pp = &(*pp)->next)
+            if ((*pp)->hash == hash && term_eq_exact(tuple_elems((*pp)->term)[pos - 1], key)) break;
+    }
+    if (!*pp) return NULL;
+    if (prevp) *prevp = pp;
+    return *pp;
 }
 
 /* ---- the AVL tree (ordered_set) ---- */
+
 
 static inline int ht(EtsObj *n) { return n ? n->height : 0; }
 static inline void fix(EtsObj *n) { int a = ht(n->left), b = ht(n->right); n->height = (a > b ? a : b) + 1; }
@@ -367,7 +384,7 @@ static EtsObj *balance(EtsObj *n)
 static EtsObj *tree_insert(EtsTable *t, EtsObj *n, EtsObj *o, EtsObj **replaced)
 {
     if (!n) return o;
-    int c = term_compare(ets_key(t, o->term), ets_key(t, n->term));
+    int c = ets_key_cmp(ets_key(t, o->term), ets_key(t, n->term));
     if (c == 0) {
         o->left = n->left; o->right = n->right; o->height = n->height;
         *replaced = n;
@@ -388,7 +405,7 @@ static EtsObj *tree_pop_min(EtsObj *n, EtsObj **min)
 static EtsObj *tree_delete(EtsTable *t, EtsObj *n, Term key, EtsObj **gone)
 {
     if (!n) return NULL;
-    int c = term_compare(key, ets_key(t, n->term));
+    int c = ets_key_cmp(key, ets_key(t, n->term));
     if (c < 0) n->left = tree_delete(t, n->left, key, gone);
     else if (c > 0) n->right = tree_delete(t, n->right, key, gone);
     else {
@@ -407,7 +424,7 @@ EtsObj *ets_tree_step(EtsTable *t, Term k, int back)
 {
     EtsObj *n = t->stripes[0].root, *best = NULL;
     while (n) {
-        int c = k == THE_NON_VALUE ? (back ? 1 : -1) : term_compare(ets_key(t, n->term), k);
+        int c = k == THE_NON_VALUE ? (back ? 1 : -1) : ets_key_cmp(ets_key(t, n->term), k);
         if (!back) {
             if (k == THE_NON_VALUE || c > 0) { best = n; n = n->left; } else n = n->right;
         } else {
@@ -419,10 +436,14 @@ EtsObj *ets_tree_step(EtsTable *t, Term k, int back)
 
 /* ---- insert and delete, both structures ---- */
 
-static void account(EtsTable *t, EtsObj *o, long sign)
+/* The stripe's counts: in its own cache line, which its writer holds
+ * already (a count per table would be one line written by the writers of
+ * every stripe, and read by every reader of the table's header). */
+static void account(EtsStripe *s, EtsObj *o, long sign)
 {
-    atomic_fetch_add_explicit(&t->size, sign, memory_order_relaxed);
-    atomic_fetch_add_explicit(&t->words, sign * (long)(o->words + sizeof *o / sizeof(Term)), memory_order_relaxed);
+    atomic_store_explicit(&s->size, atomic_load_explicit(&s->size, memory_order_relaxed) + sign, memory_order_relaxed);
+    atomic_store_explicit(&s->words, atomic_load_explicit(&s->words, memory_order_relaxed) +
+                          sign * (long)(o->words + sizeof *o / sizeof(Term)), memory_order_relaxed);
 }
 
 void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
@@ -430,8 +451,8 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
     if (t->type == ETS_ORDERED_SET) {
         EtsObj *rep = NULL;
         s->root = tree_insert(t, s->root, o, &rep);
-        account(t, o, 1);
-        if (rep) { account(t, rep, -1); ets_obj_free(rep); }
+        account(s, o, 1);
+        if (rep) { account(s, rep, -1); ets_obj_free(rep); }
         return;
     }
     if (s->count >= s->nbuckets) stripe_grow(s);
@@ -443,8 +464,8 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
         EtsObj *old = *pp;
         o->next = old->next;
         *pp = o;
-        account(t, old, -1); ets_obj_free(old);
-        account(t, o, 1);
+        account(s, old, -1); ets_obj_free(old);
+        account(s, o, 1);
         return;
     }
     /* bags: after the key's last object (insertion order); a bag keeps no
@@ -456,7 +477,7 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
     o->next = *pp;
     *pp = o;
     s->count++;
-    account(t, o, 1);
+    account(s, o, 1);
 }
 
 long ets_stripe_delete_key(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
@@ -465,7 +486,7 @@ long ets_stripe_delete_key(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
         EtsObj *gone = NULL;
         s->root = tree_delete(t, s->root, key, &gone);
         if (!gone) return 0;
-        account(t, gone, -1); ets_obj_free(gone);
+        account(s, gone, -1); ets_obj_free(gone);
         return 1;
     }
     EtsObj **pp;
@@ -474,7 +495,7 @@ long ets_stripe_delete_key(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
     while (*pp && (*pp)->hash == hash && term_eq_exact(ets_key(t, (*pp)->term), key)) {
         EtsObj *o = *pp;
         *pp = o->next;
-        account(t, o, -1); ets_obj_free(o);
+        account(s, o, -1); ets_obj_free(o);
         s->count--;
         n++;
     }
@@ -486,33 +507,33 @@ void ets_stripe_remove(EtsTable *t, EtsStripe *s, EtsObj *o)
     if (t->type == ETS_ORDERED_SET) {
         EtsObj *gone = NULL;
         s->root = tree_delete(t, s->root, ets_key(t, o->term), &gone);
-        if (gone) { account(t, gone, -1); ets_obj_free(gone); }
+        if (gone) { account(s, gone, -1); ets_obj_free(gone); }
         return;
     }
     for (EtsObj **pp = &s->buckets[bucket_of(s, o->hash)]; *pp; pp = &(*pp)->next)
         if (*pp == o) {
             *pp = o->next;
-            account(t, o, -1); ets_obj_free(o);
+            account(s, o, -1); ets_obj_free(o);
             s->count--;
             return;
         }
 }
 
-static void tree_free(EtsTable *t, EtsObj *n)
+static void tree_free(EtsStripe *s, EtsObj *n)
 {
     while (n) {
-        tree_free(t, n->left);
+        tree_free(s, n->left);
         EtsObj *r = n->right;
-        account(t, n, -1); ets_obj_free(n);
+        account(s, n, -1); ets_obj_free(n);
         n = r;
     }
 }
 
 void ets_stripe_clear(EtsTable *t, EtsStripe *s)
 {
-    if (t->type == ETS_ORDERED_SET) { tree_free(t, s->root); s->root = NULL; return; }
+    if (t->type == ETS_ORDERED_SET) { tree_free(s, s->root); s->root = NULL; return; }
     for (size_t i = 0; i < s->nbuckets; i++) {
-        for (EtsObj *o = s->buckets[i], *nx; o; o = nx) { nx = o->next; account(t, o, -1); ets_obj_free(o); }
+        for (EtsObj *o = s->buckets[i], *nx; o; o = nx) { nx = o->next; account(s, o, -1); ets_obj_free(o); }
         s->buckets[i] = NULL;
     }
     s->count = 0;
@@ -575,4 +596,18 @@ Term ets_hash_next(Process *p, EtsTable *t, Term key, int *missing)
         ets_runlock(&s->lock);
     }
     return THE_NON_VALUE;
+}
+
+long ets_table_size(EtsTable *t)
+{
+    long n = 0;
+    for (int i = 0; i < t->nstripes; i++) n += atomic_load_explicit(&t->stripes[i].size, memory_order_relaxed);
+    return n;
+}
+
+long ets_table_words(EtsTable *t)
+{
+    long n = 0;
+    for (int i = 0; i < t->nstripes; i++) n += atomic_load_explicit(&t->stripes[i].words, memory_order_relaxed);
+    return n;
 }
