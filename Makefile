@@ -136,7 +136,7 @@ check-smp: deps
 	@for f in "+S 1" "+S 2" "+S 4" "-smp disable"; do echo "== $$f"; \
 	  MINI_FLAGS="$$f" sh tests/run.sh $(BIN) $(BUILD)/tests || exit 1; done
 	@for f in "+A 4" "+S 1 +A 4" "+S 2 +A 1" "-smp disable +A 4"; do \
-	  for t in 'port_*' 'file_*' 'os_*'; do echo "== $$t, $$f"; \
+	  for t in 'port_*' 'file_*' 'os_*' 'tcp_*' 'udp_*' 'inet_*'; do echo "== $$t, $$f"; \
 	    MINI_FLAGS="$$f" ONLY="$$t" sh tests/run.sh $(BIN) $(BUILD)/tests || exit 1; done; done
 
 # The concurrency tests under ThreadSanitizer: the threaded unit tests (the
@@ -153,21 +153,23 @@ check-tsan: deps
 	@for s in 2 4; do echo "== ThreadSanitizer, ETS, +S $$s"; \
 	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="+S $$s" ONLY='ets_*' SAN_CHECK=1 \
 	  sh tests/run.sh bin/mini-release-tsan build/release-tsan/tests || exit 1; done
-	@for f in "+S 2 +A 2" "+S 4 +A 4" "-smp disable +A 2"; do echo "== ThreadSanitizer, ports, $$f"; \
-	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="$$f" ONLY='port_*' SAN_CHECK=1 \
-	  sh tests/run.sh bin/mini-release-tsan build/release-tsan/tests || exit 1; done
+	@for f in "+S 2 +A 2" "+S 4 +A 4" "-smp disable +A 2"; do for t in 'port_*' 'tcp_*' 'udp_*'; do \
+	  echo "== ThreadSanitizer, $$t, $$f"; \
+	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="$$f" ONLY="$$t" SAN_CHECK=1 \
+	  sh tests/run.sh bin/mini-release-tsan build/release-tsan/tests || exit 1; done; done
 
 # Everything under AddressSanitizer and UndefinedBehaviorSanitizer, then the
-# process tests again with 2 and 4 schedulers.
+# process tests again with 2 and 4 schedulers, then the ports and sockets.
 check-asan: deps
 	@$(MAKE) --no-print-directory SAN=address,undefined all unit
 	@ASAN_OPTIONS="detect_leaks=0" SAN_CHECK=1 sh tests/run.sh bin/mini-release-san build/release-san/tests
 	@for s in 2 4; do echo "== AddressSanitizer, +S $$s"; \
 	  ASAN_OPTIONS="detect_leaks=0" MINI_FLAGS="+S $$s" ONLY='proc_*' SAN_CHECK=1 \
 	  sh tests/run.sh bin/mini-release-san build/release-san/tests || exit 1; done
-	@for f in "+S 2 +A 2" "-smp disable +A 2"; do echo "== AddressSanitizer, ports, $$f"; \
-	  ASAN_OPTIONS="detect_leaks=1" MINI_FLAGS="$$f" ONLY='port_*' SAN_CHECK=1 \
-	  sh tests/run.sh bin/mini-release-san build/release-san/tests || exit 1; done
+	@for f in "+S 2 +A 2" "-smp disable +A 2"; do for t in 'port_*' 'tcp_*' 'udp_*' 'inet_*'; do \
+	  echo "== AddressSanitizer, $$t, $$f"; \
+	  ASAN_OPTIONS="detect_leaks=1" MINI_FLAGS="$$f" ONLY="$$t" SAN_CHECK=1 \
+	  sh tests/run.sh bin/mini-release-san build/release-san/tests || exit 1; done; done
 
 # Coverage-guided fuzzing (docs/reliability.md): the front end, binary_to_term,
 # the loader and the shell's reader, each FUZZ_SECONDS seconds under ASan and

@@ -89,6 +89,12 @@ void driver_output(DrvPort *port, const char *buf, size_t len);
 /* {Port, T}, T built with driver_heap (or an immediate): e.g. the textscan
  * driver's {data, {Lines, Words, Bytes, Sum}}, or {exit_status, S}, eof. */
 void driver_output_term(DrvPort *port, Term t);
+/* Msg (built with driver_heap, or an immediate) to any process: what the
+ * socket drivers send ({tcp, S, Data}, replies to a waiting caller). */
+void driver_send(DrvPort *port, Term to, Term msg);
+/* The process whose port_control is running (in control() only; else the
+ * connected process). */
+Term driver_caller(DrvPort *port);
 /* Words for building a term that one of the calls above sends; valid until
  * the callback returns. */
 Term *driver_heap(DrvPort *port, size_t words);
@@ -100,6 +106,10 @@ Term driver_binary(DrvPort *port, const void *bytes, size_t len);
  * signal {'EXIT', Port, Reason} (the owner dies of it unless it traps
  * exits, or the reason is normal). */
 void driver_failure(DrvPort *port, Term reason);
+
+/* The port closes with no exit signal (its links are undone first): a
+ * socket whose peer closed, as Erlang's does after {tcp_closed, S}. */
+void driver_close_quiet(DrvPort *port);
 
 /* The port itself (#Port<0.N>), and its connected process. */
 Term driver_port_term(DrvPort *port);

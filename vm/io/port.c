@@ -354,9 +354,11 @@ Term port_control(Process *p, Term port, Term op, Term data) {
     char small[256];
     DrvBuf rb = { small, sizeof small };
     if (pt->drv->control) {
+        pt->caller = p->pid;
         cb_begin(pt);
         n = pt->drv->control(pt->drv_data, (unsigned)small_val(op), b.buf ? b.buf : "", b.len, &rb);
         cb_end(pt);
+        pt->caller = 0;
     }
     port_put(pt);
     ob_free(&b);
@@ -566,6 +568,10 @@ Term driver_port_term(DrvPort *port) { return port->proc->pid; }
 Term driver_connected(DrvPort *port) { return atomic_load(&port->connected); }
 void driver_set_os_pid(DrvPort *port, long pid) { port->os_pid = pid; }
 
+void driver_send(DrvPort *port, Term to, Term msg) { (void)port; proc_send(NULL, to, msg); }
+
+Term driver_caller(DrvPort *port) { return port->caller ? port->caller : atomic_load(&port->connected); }
+
 void driver_output_term(DrvPort *port, Term t) {
     Term *hp = heap_alloc(port->proc, 3);
     hp[0] = make_tuple_header(2); hp[1] = port->proc->pid; hp[2] = t;
@@ -585,6 +591,12 @@ void driver_failure(DrvPort *port, Term reason) {
     if (port->failure) return;
     port->failure = proc_message_copy(reason);
     if (!port->in_callback) cb_end(port);
+}
+
+void driver_close_quiet(DrvPort *port) {
+    Process *pp = port->proc;
+    while (pp->nlinks > 0) proc_unlink(pp, pp->links[pp->nlinks - 1]);
+    driver_failure(port, ATOM_TERM(normal));
 }
 
 int driver_async(DrvPort *port, void (*work)(void *), void *data, void (*free_data)(void *)) {

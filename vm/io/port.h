@@ -31,6 +31,7 @@ struct Port {
     _Atomic int state;         /* PORT_*: read without the lock as a hint */
     int binary;                /* data as binaries */
     int in_callback;           /* a driver callback runs (driver_failure defers) */
+    Term caller;               /* the process whose port_control runs now */
     Message *failure;          /* driver_failure's reason, sent once the
                                   callback returns */
     int outstanding;           /* async jobs given, not yet back */
