@@ -24,6 +24,7 @@
 #include "error_report.h"
 #include "loader.h"
 #include "outbuf.h"
+#include "sched.h"
 #include "shell.h"
 
 /* ---- terms <-> C text ---- */
@@ -50,13 +51,47 @@ int shell_list_to_text(Term l, OutBuf *b) {
     return 0;
 }
 
-/* Bytes as a list of character codes on p's heap. */
+/* One UTF-8 sequence at s (n bytes left): its code point and length, or
+ * -1 when the bytes are not well-formed UTF-8. */
+static long utf8_next(const unsigned char *s, size_t n, size_t *len) {
+    unsigned c = s[0];
+    int k = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : -1;
+    if (k < 0 || (size_t)k + 1 > n) return -1;
+    long v = k == 0 ? (long)c : (long)(c & (0x3F >> k));
+    for (int i = 1; i <= k; i++) {
+        if ((s[i] & 0xC0) != 0x80) return -1;
+        v = (v << 6) | (s[i] & 0x3F);
+    }
+    static const long least[4] = { 0, 0x80, 0x800, 0x10000 };
+    if (v < least[k] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return -1;
+    *len = (size_t)k + 1;
+    return v;
+}
+
+/* UTF-8 text as a list of character codes on p's heap, as the compiler
+ * reads source files: what is typed at the prompt is UTF-8, so `"ü"` is one
+ * character. A byte that does not start well-formed UTF-8 stands for
+ * itself (Latin-1), so no input is ever refused here. */
 Term shell_text_to_list(Process *p, const char *s, size_t n) {
-    if (n == 0) return NIL;
-    Term *hp = heap_alloc(p, 2 * n);
-    for (size_t i = 0; i < n; i++) {
-        hp[2 * i] = make_small((unsigned char)s[i]);
-        hp[2 * i + 1] = i + 1 < n ? make_list(hp + 2 * i + 2) : NIL;
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, k = 0, nchars = 0;
+    while (i < n) {             /* count first: the heap gets exactly the cells */
+        size_t len = 1;
+        if (utf8_next(u + i, n - i, &len) < 0) len = 1;
+        i += len;
+        nchars++;
+    }
+    if (nchars == 0) return NIL;
+    Term *hp = heap_alloc(p, 2 * nchars);
+    i = 0;
+    while (i < n) {
+        size_t len = 1;
+        long v = utf8_next(u + i, n - i, &len);
+        if (v < 0) { v = u[i]; len = 1; }
+        i += len;
+        hp[2 * k] = make_small(v);
+        hp[2 * k + 1] = i < n ? make_list(hp + 2 * k + 2) : NIL;
+        k++;
     }
     return make_list(hp);
 }
@@ -249,6 +284,14 @@ Term bif_shell_modules_0(Process *p, Term *args) {
         r = make_list(hp);
     }
     return r;
+}
+
+/* erlang:'$init_noshell'() -> ok: init (stdlib/init.mini) under -noshell
+ * waits for init:stop(); when it is the last process the run ends (0). */
+Term bif_init_noshell_0(Process *p, Term *args) {
+    (void)p; (void)args;
+    sched_main_may_wait_alone();
+    return AM_ok;
 }
 
 /* ---- pids as text, for pid/3 and i() ---- */
