@@ -263,6 +263,52 @@ Term bif_shell_c_1(Process *p, Term *args) {
     return tuple2(p, AM_ok, lm->name);
 }
 
+/* erlang:'$shell_c'(Path, Defines, IncludeDirs) -> {ok, Mod} | error: c/2
+ * (stdlib/shell_default.mini) has found the file and turned its options
+ * into Defines, `-define(M, V). ` forms put before the source on its first
+ * line (so line numbers stay right; erlc's {d, M, V} means the same), and
+ * IncludeDirs for {i, Dir}. The module must be named as the file is. */
+Term bif_shell_c_3(Process *p, Term *args) {
+    OutBuf path, defs;
+    ob_init(&path);
+    ob_init(&defs);
+    int nd = 0;
+    for (Term l = args[2]; is_list(l); l = list_tail(l)) nd++;
+    const char **dirs = GC_MALLOC(sizeof *dirs * (size_t)(nd + 1));
+    int k = 0, bad = shell_list_to_text(args[0], &path) < 0 || shell_list_to_text(args[1], &defs) < 0;
+    for (Term l = args[2]; !bad && is_list(l); l = list_tail(l)) {
+        OutBuf d;
+        ob_init(&d);
+        if (shell_list_to_text(list_head(l), &d) < 0) bad = 1;
+        else dirs[k++] = GC_STRDUP(ob_cstr(&d));
+        ob_free(&d);
+    }
+    if (bad) { ob_free(&path); ob_free(&defs); BIF_ERROR(p, AM_badarg); }
+    const char *file = GC_STRDUP(ob_cstr(&path));
+    ob_free(&path);
+    size_t len;
+    char *src = module_read_file(file, &len);
+    if (!src) { ob_free(&defs); return AM_error; }
+    char *text = GC_MALLOC_ATOMIC(defs.len + len + 1);
+    if (defs.len) memcpy(text, defs.buf, defs.len);
+    memcpy(text + defs.len, src, len);
+    text[defs.len + len] = 0;
+    size_t tlen = defs.len + len;
+    ob_free(&defs);
+    /* the module name the file's name says: base name, no extension */
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    char *expect = GC_STRDUP(base);
+    char *dot = strrchr(expect, '.');
+    if (dot) *dot = 0;
+    compiler_include_dirs_extra(dirs, k);
+    CodeModule *cm = compiler_compile_module(file, text, tlen, expect);
+    compiler_include_dirs_extra(NULL, 0);
+    LoadedModule *lm = cm ? module_load_compiled(cm) : NULL;
+    if (!lm) return AM_error;
+    return tuple2(p, AM_ok, lm->name);
+}
+
 /* erlang:'$shell_l'(Mod) -> {module, Mod} | {error, nofile | badfile} */
 Term bif_shell_l_1(Process *p, Term *args) {
     if (!is_atom(args[0])) BIF_ERROR(p, AM_badarg);
@@ -271,7 +317,8 @@ Term bif_shell_l_1(Process *p, Term *args) {
     return tuple2(p, AM_error, r < 0 ? atom_intern_cstr("nofile") : atom_intern_cstr("badfile"));
 }
 
-/* erlang:'$shell_modules'() -> the loaded modules, for m() */
+/* erlang:'$shell_modules'() -> [{Module, SourceFile}] of the loaded
+ * modules (the shell's own expression modules left out), for m() */
 Term bif_shell_modules_0(Process *p, Term *args) {
     (void)args;
     Term r = NIL;
@@ -279,9 +326,9 @@ Term bif_shell_modules_0(Process *p, Term *args) {
     for (int i = 0; (lm = module_nth(i)); i++) {
         size_t n;
         if (atom_name(lm->name, &n)[0] == '$') continue;
-        Term *hp = heap_alloc(p, 2);
-        hp[0] = lm->name; hp[1] = r;
-        r = make_list(hp);
+        const char *f = lm->file ? lm->file : "";
+        Term file = shell_text_to_list(p, f, strlen(f));
+        r = cons(p, tuple2(p, lm->name, file), r);
     }
     return r;
 }
