@@ -26,6 +26,9 @@ CodeModule *compiler_compile_module(const char *file, const char *src, size_t le
 void compiler_include_dir_add(const char *dir);
 void compiler_code_dir_add(const char *dir);
 void compiler_lib_root_set(const char *dir);
+/* More -include directories for the compiles on the calling thread until
+ * the next call (n = 0 clears): the shell's c(File, [{i, Dir}]). */
+void compiler_include_dirs_extra(const char *const *dirs, int n);
 
 /* ---- the shell ---- */
 

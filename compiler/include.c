@@ -44,10 +44,18 @@ static char *include_try(const char *dir, size_t dirlen, const char *name) {
     return access(p, R_OK) == 0 ? p : NULL;
 }
 
+/* {i, Dir} options of the shell's c/2, for the compile running on this
+ * thread only: searched after the including file's directory, before -I. */
+static __thread const char *const *extra_dirs;
+static __thread int nextra;
+
+void compiler_include_dirs_extra(const char *const *dirs, int n) { extra_dirs = dirs; nextra = n; }
+
 char *include_find(const char *from, const char *name, int lib) {
     if (name[0] == '/') return access(name, R_OK) == 0 ? GC_STRDUP(name) : NULL;
     const char *slash = from ? strrchr(from, '/') : NULL;
     char *p = slash ? include_try(from, (size_t)(slash - from), name) : include_try("", 0, name);
+    for (int i = 0; !p && i < nextra; i++) p = include_try(extra_dirs[i], strlen(extra_dirs[i]), name);
     for (int i = 0; !p && i < ninclude; i++) p = include_try(include_dirs[i], strlen(include_dirs[i]), name);
     for (int i = 0; !p && i < ncode; i++) p = include_try(code_dirs[i], strlen(code_dirs[i]), name);
     if (!p && lib && lib_root) p = include_try(lib_root, strlen(lib_root), name);

@@ -42,6 +42,10 @@ UWord sched_total_reductions(void);
  * registers with +1 (and -1 when done), so waiting for it is no deadlock,
  * and calls sched_external_wake() after each delivery. */
 void sched_external_source(int delta);
+/* Under -noshell init waits for init:stop() once its actions have run:
+ * when every process waits and init is the only one left, the run ends
+ * with status 0 instead of a deadlock report (erlang:'$init_noshell'/0). */
+void sched_main_may_wait_alone(void);
 void sched_external_wake(void);
 /* A thread that is no scheduler (an async thread, the poller) made p
  * runnable: it swapped p's MAILBOX_WAITING mark out of the inbox, so it

@@ -27,10 +27,45 @@ void io_set_hooks_locked(IoHook before, IoHook after) {
     hook_after = after;
 }
 
+static int unicode_out;
+
+void io_set_unicode_out(int on) { unicode_out = on; }
+
+/* The length of a UTF-8 sequence at s for a code point above 255 (the only
+ * ones print_char encodes), or 0. A two-byte sequence for 128..255 cannot
+ * come from print_char, so such bytes are two Latin-1 characters. */
+static size_t wide_seq(const unsigned char *s, size_t n) {
+    unsigned c = s[0];
+    size_t k = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (k == 0 || k > n || c < 0xC4) return 0;
+    for (size_t i = 1; i < k; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    return k;
+}
+
+/* Writes the text to f, Latin-1 bytes as UTF-8 when the terminal is unicode. */
+static void write_text(const char *s, size_t n, FILE *f) {
+    if (!unicode_out) { fwrite(s, 1, n, f); return; }
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        size_t run = i;
+        while (run < n && u[run] < 0x80) run++;
+        fwrite(s + i, 1, run - i, f);
+        i = run;
+        if (i == n) break;
+        size_t k = wide_seq(u + i, n - i);
+        if (k) { fwrite(s + i, 1, k, f); i += k; continue; }
+        fputc(0xC0 | (u[i] >> 6), f);
+        fputc(0x80 | (u[i] & 0x3F), f);
+        i++;
+    }
+}
+
 void io_write_out(const char *s, size_t n) {
     pthread_mutex_lock(&out_lock);
     if (hook_before && n) hook_before(s, n);
-    if (n) fwrite(s, 1, n, stdout);
+    if (n) write_text(s, n, stdout);
     fflush(stdout);
     if (hook_after && n) hook_after(s, n);
     pthread_mutex_unlock(&out_lock);
@@ -41,7 +76,7 @@ void io_write_err(const char *s, size_t n) {
     pthread_mutex_lock(&out_lock);
     if (hook_before && n) hook_before(s, n);
     fflush(stdout);
-    if (n) fwrite(s, 1, n, stderr);
+    if (n) write_text(s, n, stderr);
     fflush(stderr);
     if (hook_after && n) hook_after(s, n);
     pthread_mutex_unlock(&out_lock);

@@ -18,6 +18,10 @@ typedef void (*IoHook)(const char *s, size_t n);
 void io_lock(void);
 void io_unlock(void);
 void io_set_hooks_locked(IoHook before, IoHook after);
+/* Whether the terminal takes UTF-8 (the interactive shell sets it, as erl's
+ * shell device is unicode there): characters 128..255, which Mini's text
+ * buffers hold as single Latin-1 bytes, are then written as UTF-8. */
+void io_set_unicode_out(int on);
 /* Flushes and ends the program with this status (halt/0,1). */
 void io_halt(int status) __attribute__((noreturn));
 

@@ -5,14 +5,15 @@
  *   mini [flags] file.mini [args...]   compile file.mini, call main/1 with the
  *                                      arguments as strings (or main/0)
  *   mini -S file.mini                  print the module's bytecode
- *   mini -noshell -s M F A... -eval E  run those in order, then stop
+ *   mini -noshell -s M F A... -eval E  run those in order, then keep running
  *
  * Without a file the first process is init:start(Actions, Shell)
  * (stdlib/init.mini): it runs each -s/-eval/-run action in order and then,
  * unless -noshell, becomes the shell. The VM ends when that first process
- * ends (q(), Ctrl-D, the end of piped input, or the last action with
- * -noshell), or at halt/0,1 with its status. Unlike erl, `-noshell` without
- * a halt does not keep the VM alive once the actions have returned.
+ * ends (q(), Ctrl-D, the end of piped input), or at halt/0,1 with its
+ * status. With -noshell init waits, as erl's: the VM runs while other
+ * processes exist, until halt/0,1 or init:stop/0,1 (an ordered shutdown).
+ * With a file the VM ends when main returns.
  *
  * Bad flags get a short usage on stderr and exit status 2.
  */
@@ -44,6 +45,7 @@ static void usage(FILE *f) {
     fprintf(f,
         "usage: mini [flags] [file.mini [args...]]\n"
         "  (no file)           start the interactive shell\n"
+        "  file.mini           run its main/1 (or main/0); the VM ends when main returns\n"
         "  -S file.mini        print the module's bytecode\n"
         "  -pa DIR             add DIR to the code path\n"
         "  -I DIR              add DIR to the -include search path\n"
@@ -58,7 +60,8 @@ static void usage(FILE *f) {
         "  +hmaxel true|false  whether it is reported\n"
         "  +MMax MB            ceiling on all process heaps (0: none; default 3/4\n"
         "                      of the memory, or of ulimit -v)\n"
-        "  -noshell            no shell: run the actions below, then stop\n"
+        "  -noshell            no shell: run the actions below, then keep running while\n"
+        "                      processes exist, until halt() or init:stop()\n"
         "  -s Mod [Fun [Arg...]]  call Mod:Fun([Arg...]) (atoms; Fun defaults to start)\n"
         "  -run Mod [Fun [Arg...]] the same with the arguments as strings\n"
         "  -eval Expr          evaluate the expressions Expr\n"

@@ -24,6 +24,7 @@
 #include "error_report.h"
 #include "loader.h"
 #include "outbuf.h"
+#include "sched.h"
 #include "shell.h"
 
 /* ---- terms <-> C text ---- */
@@ -50,13 +51,47 @@ int shell_list_to_text(Term l, OutBuf *b) {
     return 0;
 }
 
-/* Bytes as a list of character codes on p's heap. */
+/* One UTF-8 sequence at s (n bytes left): its code point and length, or
+ * -1 when the bytes are not well-formed UTF-8. */
+static long utf8_next(const unsigned char *s, size_t n, size_t *len) {
+    unsigned c = s[0];
+    int k = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : -1;
+    if (k < 0 || (size_t)k + 1 > n) return -1;
+    long v = k == 0 ? (long)c : (long)(c & (0x3F >> k));
+    for (int i = 1; i <= k; i++) {
+        if ((s[i] & 0xC0) != 0x80) return -1;
+        v = (v << 6) | (s[i] & 0x3F);
+    }
+    static const long least[4] = { 0, 0x80, 0x800, 0x10000 };
+    if (v < least[k] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return -1;
+    *len = (size_t)k + 1;
+    return v;
+}
+
+/* UTF-8 text as a list of character codes on p's heap, as the compiler
+ * reads source files: what is typed at the prompt is UTF-8, so `"ü"` is one
+ * character. A byte that does not start well-formed UTF-8 stands for
+ * itself (Latin-1), so no input is ever refused here. */
 Term shell_text_to_list(Process *p, const char *s, size_t n) {
-    if (n == 0) return NIL;
-    Term *hp = heap_alloc(p, 2 * n);
-    for (size_t i = 0; i < n; i++) {
-        hp[2 * i] = make_small((unsigned char)s[i]);
-        hp[2 * i + 1] = i + 1 < n ? make_list(hp + 2 * i + 2) : NIL;
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, k = 0, nchars = 0;
+    while (i < n) {             /* count first: the heap gets exactly the cells */
+        size_t len = 1;
+        if (utf8_next(u + i, n - i, &len) < 0) len = 1;
+        i += len;
+        nchars++;
+    }
+    if (nchars == 0) return NIL;
+    Term *hp = heap_alloc(p, 2 * nchars);
+    i = 0;
+    while (i < n) {
+        size_t len = 1;
+        long v = utf8_next(u + i, n - i, &len);
+        if (v < 0) { v = u[i]; len = 1; }
+        i += len;
+        hp[2 * k] = make_small(v);
+        hp[2 * k + 1] = i < n ? make_list(hp + 2 * k + 2) : NIL;
+        k++;
     }
     return make_list(hp);
 }
@@ -228,6 +263,52 @@ Term bif_shell_c_1(Process *p, Term *args) {
     return tuple2(p, AM_ok, lm->name);
 }
 
+/* erlang:'$shell_c'(Path, Defines, IncludeDirs) -> {ok, Mod} | error: c/2
+ * (stdlib/shell_default.mini) has found the file and turned its options
+ * into Defines, `-define(M, V). ` forms put before the source on its first
+ * line (so line numbers stay right; erlc's {d, M, V} means the same), and
+ * IncludeDirs for {i, Dir}. The module must be named as the file is. */
+Term bif_shell_c_3(Process *p, Term *args) {
+    OutBuf path, defs;
+    ob_init(&path);
+    ob_init(&defs);
+    int nd = 0;
+    for (Term l = args[2]; is_list(l); l = list_tail(l)) nd++;
+    const char **dirs = GC_MALLOC(sizeof *dirs * (size_t)(nd + 1));
+    int k = 0, bad = shell_list_to_text(args[0], &path) < 0 || shell_list_to_text(args[1], &defs) < 0;
+    for (Term l = args[2]; !bad && is_list(l); l = list_tail(l)) {
+        OutBuf d;
+        ob_init(&d);
+        if (shell_list_to_text(list_head(l), &d) < 0) bad = 1;
+        else dirs[k++] = GC_STRDUP(ob_cstr(&d));
+        ob_free(&d);
+    }
+    if (bad) { ob_free(&path); ob_free(&defs); BIF_ERROR(p, AM_badarg); }
+    const char *file = GC_STRDUP(ob_cstr(&path));
+    ob_free(&path);
+    size_t len;
+    char *src = module_read_file(file, &len);
+    if (!src) { ob_free(&defs); return AM_error; }
+    char *text = GC_MALLOC_ATOMIC(defs.len + len + 1);
+    if (defs.len) memcpy(text, defs.buf, defs.len);
+    memcpy(text + defs.len, src, len);
+    text[defs.len + len] = 0;
+    size_t tlen = defs.len + len;
+    ob_free(&defs);
+    /* the module name the file's name says: base name, no extension */
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    char *expect = GC_STRDUP(base);
+    char *dot = strrchr(expect, '.');
+    if (dot) *dot = 0;
+    compiler_include_dirs_extra(dirs, k);
+    CodeModule *cm = compiler_compile_module(file, text, tlen, expect);
+    compiler_include_dirs_extra(NULL, 0);
+    LoadedModule *lm = cm ? module_load_compiled(cm) : NULL;
+    if (!lm) return AM_error;
+    return tuple2(p, AM_ok, lm->name);
+}
+
 /* erlang:'$shell_l'(Mod) -> {module, Mod} | {error, nofile | badfile} */
 Term bif_shell_l_1(Process *p, Term *args) {
     if (!is_atom(args[0])) BIF_ERROR(p, AM_badarg);
@@ -236,7 +317,8 @@ Term bif_shell_l_1(Process *p, Term *args) {
     return tuple2(p, AM_error, r < 0 ? atom_intern_cstr("nofile") : atom_intern_cstr("badfile"));
 }
 
-/* erlang:'$shell_modules'() -> the loaded modules, for m() */
+/* erlang:'$shell_modules'() -> [{Module, SourceFile}] of the loaded
+ * modules (the shell's own expression modules left out), for m() */
 Term bif_shell_modules_0(Process *p, Term *args) {
     (void)args;
     Term r = NIL;
@@ -244,11 +326,19 @@ Term bif_shell_modules_0(Process *p, Term *args) {
     for (int i = 0; (lm = module_nth(i)); i++) {
         size_t n;
         if (atom_name(lm->name, &n)[0] == '$') continue;
-        Term *hp = heap_alloc(p, 2);
-        hp[0] = lm->name; hp[1] = r;
-        r = make_list(hp);
+        const char *f = lm->file ? lm->file : "";
+        Term file = shell_text_to_list(p, f, strlen(f));
+        r = cons(p, tuple2(p, lm->name, file), r);
     }
     return r;
+}
+
+/* erlang:'$init_noshell'() -> ok: init (stdlib/init.mini) under -noshell
+ * waits for init:stop(); when it is the last process the run ends (0). */
+Term bif_init_noshell_0(Process *p, Term *args) {
+    (void)p; (void)args;
+    sched_main_may_wait_alone();
+    return AM_ok;
 }
 
 /* ---- pids as text, for pid/3 and i() ---- */

@@ -410,6 +410,7 @@ void shell_reader_start(const char *banner_text) {
             history_truncate_file(history_path, 1000);
         }
         atexit(restore_terminal);
+        io_set_unicode_out(1);
     }
     sched_external_source(1);
     pthread_t t;
