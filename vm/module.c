@@ -168,7 +168,11 @@ LoadedModule *module_load_file(const char *path) {
     return lm;
 }
 
-static int try_dir(const char *dir, const char *name, Term mod) {
+/* builtin: a folder beside the binary (stdlib/, examples/), whose modules
+ * name their file without the folder in stack traces, as OTP's modules
+ * say {file,"lists.erl"}: where the VM was installed is no business of the
+ * program's. */
+static int try_dir(const char *dir, const char *name, Term mod, int builtin) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s.mini", dir, name);
     if (access(path, R_OK) != 0) return -1;
@@ -176,7 +180,8 @@ static int try_dir(const char *dir, const char *name, Term mod) {
     char *src = module_read_file(path, &len);
     if (!src) return -1;
     /* "./x.mini" reads better as "x.mini" in messages */
-    const char *shown = strcmp(dir, ".") == 0 ? GC_STRDUP(path + 2) : GC_STRDUP(path);
+    const char *shown = strcmp(dir, ".") == 0 ? GC_STRDUP(path + 2)
+                        : builtin ? GC_STRDUP(strrchr(path, '/') + 1) : GC_STRDUP(path);
     return compile_and_load(shown, src, len, mod) != NULL;
 }
 
@@ -187,10 +192,10 @@ static int load_from_path(Term mod) {
     const char *name = atom_name(mod, &len);
     int r = -1;
     if (strchr(name, '/') == NULL) {
-        r = try_dir(".", name, mod);
-        for (int i = 0; r < 0 && i < npaths; i++) r = try_dir(paths[i], name, mod);
+        r = try_dir(".", name, mod, 0);
+        for (int i = 0; r < 0 && i < npaths; i++) r = try_dir(paths[i], name, mod, 0);
         for (int i = 0; r < 0 && i < 2; i++)
-            if (default_paths[i]) r = try_dir(default_paths[i], name, mod);
+            if (default_paths[i]) r = try_dir(default_paths[i], name, mod, 1);
     }
     return r;
 }
