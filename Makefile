@@ -216,12 +216,14 @@ clean:
 
 # benchmarks (not tests): bench/run.sh, full sizes; `bench/run.sh quick` for a short run
 bench: all
+	sh bench/setup.sh
 	bash bench/run.sh
 
 # the benchmark matrix (not a test): patterns x payloads x +S 1/2/4/-smp disable,
 # Mini and erl side by side (bench/matrix.sh; `bench/matrix.sh quick` for one run per cell)
 .PHONY: bench-matrix
 bench-matrix: all
+	sh bench/setup.sh
 	bash bench/matrix.sh
 	python3 bench/matrix_plot.py $$(ls -t bench/results/*-matrix.csv | head -1)
 
