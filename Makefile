@@ -6,6 +6,8 @@
 #   make frontend-check   the compiler alone, linked without the VM (see below)
 #   make check-gc   the language tests with a collection at every allocation
 #   make bench      the benchmarks on Mini and erl (bench/run.sh; docs/benchmarks.md)
+#   make install PREFIX=DIR   bin/mini to DIR/bin, the library (stdlib, examples,
+#                   lib) to DIR/lib/mini, the man page to DIR/share/man/man1
 #   make fuzz FUZZ_SECONDS=N   the libFuzzer targets, N seconds each (needs clang)
 #   make soak SECONDS=N        the soak: N seconds of processes, messages, crashes
 #                              and restarts with +S 2; counts every message
@@ -61,7 +63,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 BIN := bin/mini$(if $(filter-out build/release,$(BUILD)),-$(notdir $(BUILD)))
 
-.PHONY: all run test unit frontend-check check-gc check-smp check-asan check-tsan clean deps bench \
+.PHONY: install all run test unit frontend-check check-gc check-smp check-asan check-tsan clean deps bench \
         fuzz fuzz-build soak
 all: $(BIN)
 
@@ -97,6 +99,18 @@ unit: $(UNIT_BINS)
 deps:
 	@sh tests/deps.sh
 
+# The installed binary finds its library in PREFIX/lib/mini (module.c:
+# find_root), so the tree can be copied anywhere as a whole.
+PREFIX ?= /usr/local
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mini/stdlib \
+	  $(DESTDIR)$(PREFIX)/lib/mini/examples $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/mini
+	install -m 644 stdlib/*.mini $(DESTDIR)$(PREFIX)/lib/mini/stdlib
+	install -m 644 examples/*.mini examples/*.app $(DESTDIR)$(PREFIX)/lib/mini/examples
+	cp -R lib $(DESTDIR)$(PREFIX)/lib/mini/
+	install -m 644 docs/mini.1 $(DESTDIR)$(PREFIX)/share/man/man1/mini.1
+
 # The compiler alone: every compiler/ object and the term layer it may use
 # (atoms, literals, bignums, and the tables of the bytecode contract), linked
 # with no scheduler, emulator, loader or BIF. That it links is half the
@@ -130,10 +144,12 @@ check-gc:
 	@$(MAKE) --no-print-directory GC_STRESS=1 MODE=debug all unit
 	@sh tests/run.sh bin/mini-debug-gcstress build/debug-gcstress/tests
 
-# The whole suite with one, two and four schedulers and without SMP.
+# The whole suite with one, two and four schedulers and without SMP (+S 4:4:
+# four online, whatever the cores; plain +S 4 puts at most one per core
+# online, as erl).
 check-smp: deps
 	@$(MAKE) --no-print-directory all unit
-	@for f in "+S 1" "+S 2" "+S 4" "-smp disable"; do echo "== $$f"; \
+	@for f in "+S 1" "+S 2" "+S 4:4" "-smp disable"; do echo "== $$f"; \
 	  MINI_FLAGS="$$f" sh tests/run.sh $(BIN) $(BUILD)/tests || exit 1; done
 	@for f in "+A 4" "+S 1 +A 4" "+S 2 +A 1" "-smp disable +A 4"; do \
 	  for t in 'port_*' 'file_*' 'os_*' 'tcp_*' 'udp_*' 'inet_*'; do echo "== $$t, $$f"; \
@@ -202,12 +218,14 @@ clean:
 
 # benchmarks (not tests): bench/run.sh, full sizes; `bench/run.sh quick` for a short run
 bench: all
+	sh bench/setup.sh
 	bash bench/run.sh
 
 # the benchmark matrix (not a test): patterns x payloads x +S 1/2/4/-smp disable,
 # Mini and erl side by side (bench/matrix.sh; `bench/matrix.sh quick` for one run per cell)
 .PHONY: bench-matrix
 bench-matrix: all
+	sh bench/setup.sh
 	bash bench/matrix.sh
 	python3 bench/matrix_plot.py $$(ls -t bench/results/*-matrix.csv | head -1)
 

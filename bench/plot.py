@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""bench/plot.py RESULTS.csv [OUTDIR] -- SVG charts of a bench/run.sh run.
+"""bench/plot.py RESULTS.csv [OUTDIR] -- the charts of a bench/run.sh run.
 
-Standard library only (no matplotlib): the SVG is written by hand.
-Writes into OUTDIR (default docs/plots/):
+Drawn with matplotlib (Debian's python3-matplotlib, which bench/setup.sh
+installs). Writes SVG files into OUTDIR (default docs/plots/):
+  summary.svg            how many times faster Mini is than erl (erl time /
+                         Mini time) per workload, at +S 1 and at +S 2
   flood_ns_per_msg.svg   self-send flood, ns per message vs N (log-2 x axis,
                          log-10 y axis), one line per variant, Mini +S 1 solid,
                          erl +S 1 dashed
@@ -13,165 +15,81 @@ Writes into OUTDIR (default docs/plots/):
   fib.svg                fib(30), ms: Mini, lua5.4, erl
 Every point is the median of that measurement's runs in the csv.
 """
-import math
 import os
 import sys
 
+sys.dont_write_bytecode = True      # no bench/__pycache__ left behind
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report import load, Data, NAMES  # noqa: E402
+from plotlib import matplotlib, plt  # noqa: E402
 
-W, H = 720, 420
-ML, MR, MT, MB = 80, 190, 56, 60          # margins; the legend sits on the right
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf", "#7f7f7f"]
 CONFIG_COLORS = {"mini-S1": "#1f77b4", "mini-S2": "#2ca02c", "mini-nosmp": "#17becf",
                  "erl-S1": "#d62728", "erl-S2": "#ff7f0e", "lua": "#9467bd"}
 
 
-def esc(s):
-    return str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-class Svg:
-    def __init__(self, title, source):
-        self.parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-                      'viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">' % (W, H, W, H),
-                      '<rect width="100%" height="100%" fill="white"/>',
-                      '<text x="%d" y="24" font-size="15" font-weight="bold">%s</text>' % (ML, esc(title)),
-                      '<text x="%d" y="%d" font-size="9" fill="#666">%s</text>' % (ML, H - 8, esc(source))]
-
-    def add(self, s):
-        self.parts.append(s)
-
-    def text(self, x, y, s, anchor="start", size=12, color="black", rotate=None):
-        tr = ' transform="rotate(%d %g %g)"' % (rotate, x, y) if rotate else ""
-        self.add('<text x="%g" y="%g" text-anchor="%s" font-size="%d" fill="%s"%s>%s</text>'
-                 % (x, y, anchor, size, color, tr, esc(s)))
-
-    def line(self, x1, y1, x2, y2, color="black", width=1, dash=None):
-        d = ' stroke-dasharray="%s"' % dash if dash else ""
-        self.add('<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="%g"%s/>'
-                 % (x1, y1, x2, y2, color, width, d))
-
-    def save(self, path):
-        with open(path, "w") as f:
-            f.write("\n".join(self.parts + ["</svg>"]) + "\n")
-
-
-def nice_ticks(lo, hi, n=5):
-    if hi <= lo:
-        hi = lo + 1
-    raw = (hi - lo) / n
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
-    t = math.floor(lo / step) * step
-    out = [round(t, 10)]
-    while out[-1] < hi - step * 1e-9:      # the last tick is at or above hi
-        t += step
-        out.append(round(t, 10))
-    return out
-
-
-def fmt_num(v):
-    if v == 0:
-        return "0"
-    if abs(v) >= 1000:
-        return "%gk" % (v / 1000) if v % 1000 == 0 or abs(v) >= 10000 else "%g" % v
-    return "%g" % v
-
-
-def axes_frame(svg, xlabel, ylabel):
-    x0, y0, x1, y1 = ML, H - MB, W - MR, MT
-    svg.line(x0, y0, x1, y0)
-    svg.line(x0, y0, x0, y1)
-    svg.text((x0 + x1) / 2, H - 25, xlabel, "middle")
-    svg.text(18, (y0 + y1) / 2, ylabel, "middle", rotate=-90)
-    return x0, y0, x1, y1
+def finish(fig, ax, title, source, path):
+    ax.set_title(title, loc="left", fontsize=12, fontweight="bold")
+    fig.text(0.01, 0.01, source, fontsize=7, color="#666")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(path, format="svg", metadata={"Date": None})
+    plt.close(fig)
 
 
 def line_chart(path, title, source, xlabel, ylabel, series, xlog2=True, ylog=False, hlines=()):
     """series: list of (label, [(x, y)], color, dash)"""
-    pts = [p for _, ps, _, _ in series for p in ps if p[1] is not None and p[1] > 0]
-    if not pts:
+    if not any(y is not None and y > 0 for _, ps, _, _ in series for _, y in ps):
         return False
-    svg = Svg(title, source)
-    x0, y0, x1, y1 = axes_frame(svg, xlabel, ylabel)
-    xs = sorted({p[0] for p in pts})
-    ys = [p[1] for p in pts] + [h[0] for h in hlines]
-    fx = (lambda v: math.log2(v)) if xlog2 else (lambda v: v)
-    xlo, xhi = fx(xs[0]), fx(xs[-1])
-    if xhi == xlo:
-        xhi = xlo + 1
-    if ylog:
-        ylo = 10 ** math.floor(math.log10(min(ys)))
-        yhi = 10 ** math.ceil(math.log10(max(ys)))
-        fy = math.log10
-        yticks = [10 ** k for k in range(int(math.log10(ylo)), int(math.log10(yhi)) + 1)]
-    else:
-        yticks = nice_ticks(0, max(ys) * 1.05)
-        ylo, yhi = yticks[0], yticks[-1]
-        fy = lambda v: v  # noqa: E731
-    X = lambda v: x0 + (fx(v) - xlo) / (xhi - xlo) * (x1 - x0)  # noqa: E731
-    Y = lambda v: y0 - (fy(v) - fy(ylo)) / (fy(yhi) - fy(ylo)) * (y0 - y1)  # noqa: E731
-    for t in yticks:
-        svg.line(x0, Y(t), x1, Y(t), "#ddd")
-        svg.text(x0 - 6, Y(t) + 4, fmt_num(t), "end")
-    for x in xs:
-        svg.line(X(x), y0, X(x), y0 + 5)
-        svg.text(X(x), y0 + 18, fmt_num(x), "middle")
-    for y, label, color in hlines:
-        svg.line(x0, Y(y), x1, Y(y), color, 1, "2,3")
-        svg.text(x1 - 4, Y(y) - 4, label, "end", 10, color)
-    ly = MT + 6
+    fig, ax = plt.subplots(figsize=(8, 4.6))
     for label, ps, color, dash in series:
-        ps = [p for p in ps if p[1] is not None and p[1] > 0]
-        if not ps:
-            continue
-        d = ' stroke-dasharray="%s"' % dash if dash else ""
-        svg.add('<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>'
-                % (color, d, " ".join("%.1f,%.1f" % (X(x), Y(y)) for x, y in ps)))
-        for x, y in ps:
-            svg.add('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s: %s = %.4g</title></circle>'
-                    % (X(x), Y(y), color, esc(label), x, y))
-        svg.line(x1 + 12, ly, x1 + 36, ly, color, 2, dash)
-        svg.text(x1 + 42, ly + 4, label, size=11)
-        ly += 17
-    svg.save(path)
+        ps = [(x, y) for x, y in ps if y is not None and y > 0]
+        if ps:
+            ax.plot([x for x, _ in ps], [y for _, y in ps], marker="o", markersize=3, color=color,
+                    linestyle="--" if dash else "-", label=label)
+    for y, label, color in hlines:
+        ax.axhline(y, color=color, linestyle=":", linewidth=1)
+        ax.annotate(label, (1, y), xycoords=("axes fraction", "data"), ha="right", va="bottom",
+                    fontsize=8, color=color)
+    xs = sorted({x for _, ps, _, _ in series for x, y in ps if y is not None and y > 0})
+    if xlog2:
+        ax.set_xscale("log", base=2)
+    ax.set_xticks(xs, ["%gk" % (x / 1000) if x >= 1000 else "%g" % x for x in xs], fontsize=8)
+    ax.minorticks_off()
+    if ylog:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, color="#ddd", linewidth=0.5)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    finish(fig, ax, title, source, path)
     return True
 
 
-def bar_chart(path, title, source, ylabel, groups, configs):
+def bar_chart(path, title, source, ylabel, groups, configs, fmt=None, hline=None, ylog2=False):
     """groups: list of (group label, {config: value or None})"""
     vals = [v for _, g in groups for v in g.values() if v is not None]
     if not vals:
         return False
-    svg = Svg(title, source)
-    x0, y0, x1, y1 = axes_frame(svg, "", ylabel)
-    yticks = nice_ticks(0, max(vals) * 1.12)
-    yhi = yticks[-1]
-    Y = lambda v: y0 - v / yhi * (y0 - y1)  # noqa: E731
-    for t in yticks:
-        svg.line(x0, Y(t), x1, Y(t), "#ddd")
-        svg.text(x0 - 6, Y(t) + 4, fmt_num(t), "end")
-    gw = (x1 - x0) / len(groups)
-    bw = gw * 0.8 / max(1, len(configs))
-    for gi, (glabel, g) in enumerate(groups):
-        gx = x0 + gi * gw + gw * 0.1
-        svg.text(x0 + gi * gw + gw / 2, y0 + 18, glabel, "middle")
-        for ci, c in enumerate(configs):
-            v = g.get(c)
-            bx = gx + ci * bw
-            if v is None:
-                svg.text(bx + bw / 2, y0 - 4, "n/a", "middle", 9, "#999")
-                continue
-            svg.add('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %.4g</title></rect>'
-                    % (bx, Y(v), bw - 2, y0 - Y(v), CONFIG_COLORS.get(c, "#777"), esc(glabel), esc(NAMES.get(c, c)), v))
-            svg.text(bx + bw / 2, Y(v) - 3, ("%.0f" if v >= 10 else "%.3g") % v, "middle", 9)
-    ly = MT + 6
-    for c in configs:
-        svg.add('<rect x="%d" y="%d" width="14" height="10" fill="%s"/>' % (x1 + 12, ly - 5, CONFIG_COLORS.get(c, "#777")))
-        svg.text(x1 + 32, ly + 4, NAMES.get(c, c), size=11)
-        ly += 17
-    svg.save(path)
+    fig, ax = plt.subplots(figsize=(8, 4.6))
+    w = 0.8 / max(1, len(configs))
+    for ci, c in enumerate(configs):
+        xs = [gi - 0.4 + w * (ci + 0.5) for gi in range(len(groups))]
+        ys = [g.get(c) for _, g in groups]
+        bars = ax.bar([x for x, y in zip(xs, ys) if y is not None], [y for y in ys if y is not None],
+                      w * 0.95, color=CONFIG_COLORS.get(c, "#777"), label=NAMES.get(c, c))
+        ax.bar_label(bars, fmt=fmt or "%.3g", fontsize=7)
+    if hline:
+        ax.axhline(hline[0], color="#555", linestyle=":", linewidth=1)
+        ax.annotate(hline[1], (1, hline[0]), xycoords=("axes fraction", "data"), ha="right",
+                    va="bottom", fontsize=8, color="#555")
+    if ylog2:
+        ax.set_yscale("log", base=2)
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.set_xticks(range(len(groups)), [g for g, _ in groups], fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, axis="y", color="#ddd", linewidth=0.5)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    finish(fig, ax, title, source, path)
     return True
 
 
@@ -190,6 +108,29 @@ def main():
     def out(name):
         made.append(os.path.join(outdir, name))
         return made[-1]
+
+    # summary: erl time / Mini time with the same number of schedulers
+    summary = [("fib(30)", "fib", None, 1), ("lists", "lists", None, 1), ("ring", "ring", None, 1),
+               ("two rings", "two", None, 1), ("big:bang", "big", None, 1),
+               ("hackbench", "hackbench", None, 1), ("threadring", "threadring", None, 1),
+               ("pingpong", "pingpong", None, 1), ("spawn", "spawn", None, 1)]
+    groups = []
+    for label, w, _p, _k in summary:
+        ps = d.params(w)
+        if w == "big":
+            ps = sorted(ps, key=int)[-1:]           # the largest N measured
+        if not ps:
+            continue
+        p = ps[0]
+        g = {}
+        for m, e in (("mini-S1", "erl-S1"), ("mini-S2", "erl-S2")):
+            mv, ev = d.med(w, p, m), d.med(w, p, e)
+            g[m] = ev / mv if mv and ev else None
+        groups.append(("%s\n%s" % (label, p) if w == "big" else label, g))
+    if not bar_chart(out("summary.svg"), "How many times faster Mini is than Erlang/OTP (erl time / Mini time)",
+                     src, "erl time / Mini time (above 1: Mini is faster)", groups,
+                     ["mini-S1", "mini-S2"], fmt="%.2f", hline=(1.0, "as fast as erl"), ylog2=True):
+        made.pop()
 
     # flood
     variants = []

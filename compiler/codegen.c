@@ -897,6 +897,14 @@ static void emit_bif(Fn *f, const char *name, int line, UWord dest, UWord *ops, 
     for (int i = 0; i < n; i++) cg_emit(f, ops[i]);
 }
 
+/* Code typed at the shell raises operator errors as erl_eval does: through
+ * the operator's BIF, so the stack trace starts with {erlang,'/',[1,0],[]}
+ * and the shell can say `in operator '/'/2 called as 1 / 0`. Compiled
+ * modules keep the inline instructions (and, as BEAM, no such frame). */
+int cg_ops_as_calls(Fn *f) {
+    return strncmp(f->g->m->name, "$shell_eval_", 12) == 0;
+}
+
 static void cg_binop(Fn *f, Expr *e, UWord dest) {
     if (cg_is_farith(f, e)) { cg_farith(f, e, dest); return; }
     UWord ops[2];
@@ -912,7 +920,7 @@ static void cg_binop(Fn *f, Expr *e, UWord dest) {
         es[0] = e->b; es[1] = e->a;
     }
     cg_oplist(f, es, 2, ops);
-    if (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) {
+    if ((e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) && !cg_ops_as_calls(f)) {
         if (!f->bif_fail) cg_line(f, e->line);
         int live = cg_xlive(f);
         int op = e->op == OP_ADD ? OP_add : e->op == OP_SUB ? OP_sub : OP_mul;

@@ -198,6 +198,8 @@ void cg_funref(Fn *f, Expr *e, UWord dest);
 void cg_shortcircuit(Fn *f, Expr *e, int tail, UWord dest);
 
 /* codegen_float.c (float registers) */
+/* Operators in code typed at the shell go through their BIFs (codegen.c). */
+int cg_ops_as_calls(Fn *f);
 int cg_is_farith(Fn *f, Expr *e);
 void cg_farith(Fn *f, Expr *e, UWord dest);
 int cg_fbind(Fn *f, int v, Expr *rhs, UWord dest);

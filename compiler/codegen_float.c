@@ -136,7 +136,7 @@ static int nonnumber_const(Fn *f, Expr *e) {
 }
 
 int cg_is_farith(Fn *f, Expr *e) {
-    if (e->ty != TY_FLOAT) return 0;
+    if (e->ty != TY_FLOAT || cg_ops_as_calls(f)) return 0;
     if (e->kind == E_BINOP)
         return (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL || e->op == OP_FDIV) &&
                !nonnumber_const(f, e->a) && !nonnumber_const(f, e->b);

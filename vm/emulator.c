@@ -34,6 +34,7 @@
 #include "map.h"
 #include "binary.h"
 #include "gc.h"
+#include "error_report.h"
 
 #ifndef GC_STRESS
 #define GC_STRESS 0
@@ -96,10 +97,11 @@ static Term location(Process *p, LoadedModule *m, int line) {
     return loc;
 }
 
-/* One trace entry for the code at pc, or THE_NON_VALUE if it is not in a module. */
+/* One trace entry for the code at pc, or THE_NON_VALUE if it is not in a
+ * module or is an expression typed at the shell (error_report.h). */
 static Term trace_entry(Process *p, const Instr *pc) {
     LoadedModule *m; const FunctionInfo *fn; int line;
-    if (!module_locate(pc, &m, &fn, &line)) return THE_NON_VALUE;
+    if (!module_locate(pc, &m, &fn, &line) || error_is_shell_code(m->name)) return THE_NON_VALUE;
     return tuple4(p, m->name, fn->name, make_small(fn->arity), location(p, m, line));
 }
 
@@ -223,7 +225,10 @@ L_label: L_line:
 
 L_func_info: {
     int a = (int)pc[3];
-    top_frame = tuple4(p, (Term)pc[1], (Term)pc[2], args_list(p, x, a), NIL);
+    /* where the function is, as OTP's function_clause frame says */
+    LoadedModule *m; const FunctionInfo *fn; int line = 0;
+    Term loc = module_locate(pc, &m, &fn, &line) ? location(p, m, line) : NIL;
+    top_frame = tuple4(p, (Term)pc[1], (Term)pc[2], args_list(p, x, a), loc);
     raise_error(p, ATOM_TERM(function_clause));
     RAISE();
 }

@@ -12,8 +12,11 @@ struct CodeModule;
  * NULL, with a message, if the module fails bytecode_check. */
 LoadedModule *loader_load(const struct CodeModule *cm);
 
-/* Sets up the export table and the code path (argv0 locates stdlib/). */
-void module_init(const char *argv0);
+/* Finds the Mini root (stdlib/, examples/, lib/) from $MINI_ROOT or the
+ * binary's path and sets up the code path; returns 0 if there is none. */
+int module_init(const char *argv0);
+/* The root that module_init chose (or tried last). */
+const char *module_root(void);
 /* Compiles and loads one file, whatever its module name. NULL on errors. */
 LoadedModule *module_load_file(const char *path);
 void module_register(LoadedModule *lm);

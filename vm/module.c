@@ -1,8 +1,8 @@
 /* module.c — the module table, the export table and the code path.
  *
  * A module is found by name on the code path (the current directory, each
- * `-pa DIR`, then the `stdlib/` and `examples/` folders beside the `mini`
- * binary), compiled in memory (front end, code generator) and handed to the
+ * `-pa DIR`, then the `stdlib/` and `examples/` folders of the Mini root,
+ * found from the binary's path or $MINI_ROOT: module_init), compiled in memory (front end, code generator) and handed to the
  * loader. Export entries are made on first reference and never move, so the
  * loaded code can hold pointers to them; loading a module fills in their
  * `code`. One lock serialises loading, so two processes calling a module that
@@ -100,22 +100,53 @@ void module_add_path(const char *dir) {
     compiler_code_dir_add(dir);              /* -include searches the code path too */
 }
 
-void module_init(const char *argv0) {
+/* Is dir a Mini root, a folder with stdlib/lists.mini in it? */
+static int is_root(const char *dir) {
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/stdlib/lists.mini", dir);
+    return access(path, R_OK) == 0;
+}
+
+/* The root holds stdlib/, examples/ and lib/. It is $MINI_ROOT when set;
+ * otherwise it is found from the binary's own path, never the current
+ * directory: the source tree's bin/mini has it one level up (bin/..), an
+ * installed PREFIX/bin/mini in PREFIX/lib/mini (make install). */
+static int find_root(const char *argv0, char *root, size_t size) {
+    const char *env = getenv("MINI_ROOT");
+    if (env && *env) {
+        snprintf(root, size, "%s", env);
+        return is_root(root);
+    }
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) { snprintf(exe, sizeof exe, "%s", argv0); n = (ssize_t)strlen(exe); }
     exe[n] = 0;
     char *slash = strrchr(exe, '/');
     if (slash) *slash = 0; else strcpy(exe, ".");
+    snprintf(root, size, "%s/..", exe);
+    if (is_root(root)) return 1;
+    snprintf(root, size, "%s/../lib/mini", exe);
+    if (is_root(root)) return 1;
+    snprintf(root, size, "%s/..", exe);
+    return 0;
+}
+
+static char root_dir[PATH_MAX];
+
+const char *module_root(void) { return root_dir; }
+
+int module_init(const char *argv0) {
+    int found = find_root(argv0, root_dir, sizeof root_dir);
     char buf[PATH_MAX + 32];
-    snprintf(buf, sizeof buf, "%s/../stdlib", exe);
+    snprintf(buf, sizeof buf, "%s/stdlib", root_dir);
     default_paths[0] = GC_STRDUP(buf);
-    snprintf(buf, sizeof buf, "%s/../examples", exe);
+    snprintf(buf, sizeof buf, "%s/examples", root_dir);
     default_paths[1] = GC_STRDUP(buf);
     compiler_code_dir_add(default_paths[0]);
-    snprintf(buf, sizeof buf, "%s/../lib", exe);   /* include_lib("App/..."): lib/App/... */
+    snprintf(buf, sizeof buf, "%s/lib", root_dir);   /* include_lib("App/..."): lib/App/... */
     compiler_lib_root_set(buf);
     export_bifs();
+    return found;
 }
 
 char *module_read_file(const char *path, size_t *len) {
@@ -170,7 +201,11 @@ LoadedModule *module_load_file(const char *path) {
     return lm;
 }
 
-static int try_dir(const char *dir, const char *name, Term mod) {
+/* builtin: a folder beside the binary (stdlib/, examples/), whose modules
+ * name their file without the folder in stack traces, as OTP's modules
+ * say {file,"lists.erl"}: where the VM was installed is no business of the
+ * program's. */
+static int try_dir(const char *dir, const char *name, Term mod, int builtin) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s.mini", dir, name);
     if (access(path, R_OK) != 0) return -1;
@@ -178,7 +213,8 @@ static int try_dir(const char *dir, const char *name, Term mod) {
     char *src = module_read_file(path, &len);
     if (!src) return -1;
     /* "./x.mini" reads better as "x.mini" in messages */
-    const char *shown = strcmp(dir, ".") == 0 ? GC_STRDUP(path + 2) : GC_STRDUP(path);
+    const char *shown = strcmp(dir, ".") == 0 ? GC_STRDUP(path + 2)
+                        : builtin ? GC_STRDUP(strrchr(path, '/') + 1) : GC_STRDUP(path);
     return compile_and_load(shown, src, len, mod) != NULL;
 }
 
@@ -189,10 +225,10 @@ static int load_from_path(Term mod) {
     const char *name = atom_name(mod, &len);
     int r = -1;
     if (strchr(name, '/') == NULL) {
-        r = try_dir(".", name, mod);
-        for (int i = 0; r < 0 && i < npaths; i++) r = try_dir(paths[i], name, mod);
+        r = try_dir(".", name, mod, 0);
+        for (int i = 0; r < 0 && i < npaths; i++) r = try_dir(paths[i], name, mod, 0);
         for (int i = 0; r < 0 && i < 2; i++)
-            if (default_paths[i]) r = try_dir(default_paths[i], name, mod);
+            if (default_paths[i]) r = try_dir(default_paths[i], name, mod, 1);
     }
     return r;
 }

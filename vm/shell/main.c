@@ -49,8 +49,10 @@ static void usage(FILE *f) {
         "  -S file.mini        print the module's bytecode\n"
         "  -pa DIR             add DIR to the code path\n"
         "  -I DIR              add DIR to the -include search path\n"
-        "  +S N | +S N:M       scheduler threads (N), of which M online\n"
-        "  -smp disable|enable one scheduler and no SMP machinery, or the default\n"
+        "  +S N | +S N:M       scheduler threads (N, at most 64), of which M online;\n"
+        "                      as erl: 0 means one per core, a negative N that many\n"
+        "                      fewer than the cores, and at most one per core online\n"
+        "  -smp disable|enable|auto  one scheduler and no SMP machinery, or SMP\n"
         "  +A N                number of async driver threads\n"
         "  +P N                process limit (rounded up to a power of two)\n"
         "  +t N                atom limit\n"
@@ -65,8 +67,20 @@ static void usage(FILE *f) {
         "  -s Mod [Fun [Arg...]]  call Mod:Fun([Arg...]) (atoms; Fun defaults to start)\n"
         "  -run Mod [Fun [Arg...]] the same with the arguments as strings\n"
         "  -eval Expr          evaluate the expressions Expr\n"
-        "  --version           print the version\n"
-        "  --help              this text\n");
+        "  -version            print the version on stderr and go on\n"
+        "  +V                  print the version on stderr and stop\n"
+        "  --version           print the version on stdout and stop\n"
+        "  -help, --help       this text\n"
+        "The library (stdlib/, examples/, lib/) is found beside the binary (bin/..\n"
+        "or, installed, PREFIX/lib/mini) or in $MINI_ROOT.\n");
+}
+
+/* "mini: +S: bad scheduler count: 100 (1..64)" names the flag and the value */
+static int bad_value(const char *flag, const char *value, const char *why) {
+    if (value) fprintf(stderr, "mini: %s: %s: %s\n", flag, why, value);
+    else fprintf(stderr, "mini: %s: %s\n", flag, why);
+    fprintf(stderr, "usage: mini [flags] [file.mini [args...]]   (mini --help lists the flags)\n");
+    return 2;
 }
 
 static int bad_flag(const char *flag, const char *why) {
@@ -91,6 +105,29 @@ static long long count_arg(int argc, char **argv, int i) {
 static int bool_arg(int argc, char **argv, int i) {
     if (i + 1 >= argc) return -1;
     return strcmp(argv[i + 1], "true") == 0 ? 1 : strcmp(argv[i + 1], "false") == 0 ? 0 : -1;
+}
+
+/* +S N[:M] as erl reads it: N > 0 schedulers, N <= 0 that many fewer
+ * than the cores (at least 1); M online, 0 or absent meaning min(N,
+ * cores), a negative M that many fewer than N. -1 for a bad value. */
+static int sched_flag(const char *val, int cores, int *n, int *online) {
+    char *end;
+    long s = strtol(val, &end, 10);
+    if (end == val || (*end && *end != ':')) return -1;
+    if (s <= 0) s = cores + s < 1 ? 1 : cores + s;
+    if (s > MAX_SCHEDULERS) return -1;
+    long m = 0;
+    if (*end == ':') {
+        const char *ms = end + 1;
+        m = strtol(ms, &end, 10);
+        if (end == ms || *end) return -1;
+        if (m < 0) m = s + m < 1 ? 1 : s + m;
+    }
+    if (m == 0) m = s < cores ? s : cores;
+    if (m > s) return -1;
+    *n = (int)s;
+    *online = (int)m;
+    return 0;
 }
 
 /* ---- building terms on a scratch heap (copied when the process spawns) ---- */
@@ -165,12 +202,12 @@ int main(int argc, char **argv) {
     GC_INIT();
     atom_init();
     timer_init();
-    module_init(argv[0]);
+    int have_root = module_init(argv[0]);
     mem_limit_init();
     int show_code = 0, noshell = 0;
-    int schedulers = (int)sysconf(_SC_NPROCESSORS_ONLN), online = -1, smp = 1, async = 0;
-    if (schedulers < 1) schedulers = 1;
-    if (schedulers > MAX_SCHEDULERS) schedulers = MAX_SCHEDULERS;
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1) cores = 1;
+    int schedulers = cores < MAX_SCHEDULERS ? cores : MAX_SCHEDULERS, online = -1, smp = 1, async = 0;
     /* -s/-eval/-run in order, as a Mini list built on a scratch heap */
     Process *tmp = process_new_memory(MIN_HEAP_SIZE);
     Term actions = NIL, *last = &actions;
@@ -187,50 +224,48 @@ int main(int argc, char **argv) {
             if (i + 1 >= argc) return bad_flag(a, "missing directory after");
             module_add_path(argv[++i]);
         } else if (strcmp(a, "+S") == 0) {
-            /* +S N or +S N:M (schedulers : online) */
-            if (i + 1 >= argc) return bad_flag(a, "missing count after");
-            char *colon = strchr(argv[i + 1], ':');
-            if (colon) *colon = 0;
-            if (!is_count(argv[i + 1]) || (colon && !is_count(colon + 1)))
-                return bad_flag(argv[i + 1], "bad scheduler count");
-            schedulers = atoi(argv[i + 1]);
-            online = colon ? atoi(colon + 1) : -1;
-            if (schedulers < 1 || schedulers > MAX_SCHEDULERS || online == 0 || online > schedulers)
-                return bad_flag(argv[i + 1], "bad scheduler count (1..64, online <= total)");
-            i++;
+            /* +S N or +S N:M as erl: N <= 0 counts from the cores, M
+             * defaults to min(N, cores) */
+            if (i + 1 >= argc) return bad_value(a, NULL, "missing scheduler count");
+            const char *val = argv[++i];
+            if (sched_flag(val, cores, &schedulers, &online) < 0)
+                return bad_value(a, val, "bad scheduler count (N or N:M, N at most 64, M at most N)");
         } else if (strcmp(a, "+A") == 0) {
-            if (i + 1 >= argc || !is_count(argv[i + 1]) || atoi(argv[i + 1]) > 1024)
-                return bad_flag(a, "+A needs a count 0..1024");
+            if (i + 1 >= argc) return bad_value(a, NULL, "missing count 0..1024");
+            if (!is_count(argv[i + 1]) || strlen(argv[i + 1]) > 5 || atoi(argv[i + 1]) > 1024)
+                return bad_value(a, argv[i + 1], "bad count (0..1024)");
             async = atoi(argv[++i]);
         } else if (strcmp(a, "+P") == 0 || strcmp(a, "+t") == 0 || strcmp(a, "+hms") == 0 ||
                    strcmp(a, "+hmax") == 0 || strcmp(a, "+MMax") == 0) {
             long long n = count_arg(argc, argv, i);
-            if (n < 0) return bad_flag(a, "needs a count after");
+            if (i + 1 >= argc) return bad_value(a, NULL, "missing count");
+            if (n < 0) return bad_value(a, argv[i + 1], "bad count");
             if (a[1] == 'P') {
-                if (n < 1024 || n > (1LL << 27)) return bad_flag(a, "+P takes 1024..134217727");
+                if (n < 1024 || n > (1LL << 27)) return bad_value(a, argv[i + 1], "bad number of processes (1024..134217727)");
                 proc_table_init((size_t)n);
             } else if (a[1] == 't') {
-                if (n < 8192 || n > (1LL << 26)) return bad_flag(a, "+t takes 8192..67108864");
+                if (n < 8192 || n > (1LL << 26)) return bad_value(a, argv[i + 1], "bad atom table size (8192..67108864)");
                 atom_set_limit((size_t)n);
             } else if (a[1] == 'M') {
                 mem_set_ceiling_mb((size_t)n);
             } else if (strcmp(a, "+hms") == 0) {
                 proc_default_min_heap = (size_t)n;
             } else {
-                if (n != 0 && n < 233) return bad_flag(a, "+hmax takes 0 or at least 233 words");
+                if (n != 0 && n < 233) return bad_value(a, argv[i + 1], "bad heap size (0 or at least 233 words)");
                 mem_default_max_heap = (size_t)n;
             }
             i++;
         } else if (strcmp(a, "+hmaxk") == 0 || strcmp(a, "+hmaxel") == 0) {
             int b = bool_arg(argc, argv, i);
-            if (b < 0) return bad_flag(a, "takes true or false");
+            if (b < 0) return bad_value(a, i + 1 < argc ? argv[i + 1] : NULL, "takes true or false");
             if (a[5] == 'k') mem_default_max_heap_kill = b;
             else mem_default_max_heap_log = b;
             i++;
         } else if (strcmp(a, "-smp") == 0) {
-            if (i + 1 >= argc || (strcmp(argv[i + 1], "disable") && strcmp(argv[i + 1], "enable")))
-                return bad_flag(a, "-smp takes disable or enable");
-            smp = strcmp(argv[i + 1], "enable") == 0;
+            if (i + 1 >= argc) return bad_value(a, NULL, "missing enable, auto or disable");
+            if (strcmp(argv[i + 1], "disable") && strcmp(argv[i + 1], "enable") && strcmp(argv[i + 1], "auto"))
+                return bad_value(a, argv[i + 1], "takes enable, auto or disable");
+            smp = strcmp(argv[i + 1], "disable") != 0;
             i++;
         } else if (strcmp(a, "-noshell") == 0) {
             noshell = 1;
@@ -259,17 +294,32 @@ int main(int argc, char **argv) {
             Term v[2] = { atom_intern_cstr("eval"), make_string(tmp, argv[++i]) };
             *last = cons(tmp, tuple(tmp, 2, v), NIL);
             last = &list_ptr(*last)[1];
-        } else if (strcmp(a, "--version") == 0 || strcmp(a, "-version") == 0) {
+        } else if (strcmp(a, "--version") == 0) {
             printf("Mini %s\n", MINI_VERSION);
             return 0;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        } else if (strcmp(a, "-version") == 0 || strcmp(a, "+V") == 0) {
+            /* erl's: the version on stderr; +V stops there, -version goes on */
+            fprintf(stderr, "Mini (SMP,ASYNC_THREADS) emulator version %s\n", MINI_VERSION);
+            if (a[0] == '+') return 0;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
-        } else if (a[0] == '-' || a[0] == '+') return bad_flag(a, "unknown flag");
+        } else if (a[0] == '-' || a[0] == '+') return bad_value(a, NULL, "unknown flag");
         else break;
     }
+    if (!have_root) {
+        const char *env = getenv("MINI_ROOT");
+        if (env && *env)
+            fprintf(stderr, "mini: cannot find the Mini library: no stdlib/lists.mini in "
+                            "MINI_ROOT=%s\n", env);
+        else
+            fprintf(stderr, "mini: cannot find the Mini library: no stdlib/lists.mini in %s "
+                            "or %s/lib/mini; install with `make install PREFIX=...` or set "
+                            "MINI_ROOT to the folder that holds stdlib/\n", module_root(), module_root());
+        return 1;
+    }
     sched_init(schedulers, smp);
-    if (online > 0) sched_set_online(online);
+    if (online > 0 && smp) sched_set_online(online);
     async_init(async);
     port_drivers_init();
 

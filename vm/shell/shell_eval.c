@@ -206,36 +206,13 @@ Term bif_shell_compile_2(Process *p, Term *args) {
 
 /* ---- exceptions ---- */
 
-static int is_shell_frame(Term e) {
-    if (!is_tuple(e) || tuple_arity(e) != 4 || !is_atom(tuple_elems(e)[0])) return 0;
-    Term m = tuple_elems(e)[0];
-    if (m == atom_intern_cstr("shell")) return 1;
-    size_t len;
-    const char *s = atom_name(m, &len);
-    return len > 12 && memcmp(s, "$shell_eval_", 12) == 0;
-}
-
 /* erlang:'$shell_format_exception'(Class, Reason, Stack) -> the text erl's
- * shell prints, without the frames of the shell's own code. */
+ * shell prints (error_report.c), without the frames of the shell's own code. */
 Term bif_shell_format_exception_3(Process *p, Term *args) {
     int cls = args[0] == ATOM_TERM(throw) ? EXC_THROW : args[0] == ATOM_TERM(exit) ? EXC_EXIT : EXC_ERROR;
-    Term trace = NIL, *last = &trace;
-    for (Term l = args[2]; is_list(l); l = list_tail(l)) {
-        if (is_shell_frame(list_head(l))) continue;
-        Term *hp = heap_alloc(p, 2);
-        hp[0] = list_head(l); hp[1] = NIL;
-        *last = make_list(hp);
-        last = &hp[1];
-    }
     OutBuf b;
     ob_init(&b);
-    error_format(&b, cls, args[1], trace);
-    /* `undefined function m:f/1` already names its only frame, so erl's
-     * shell prints no trace under it */
-    if (cls == EXC_ERROR && args[1] == ATOM_TERM(undef)) {
-        char *nl = memchr(b.buf, '\n', b.len);
-        if (nl) b.len = (size_t)(nl - b.buf) + 1;
-    }
+    error_format(&b, cls, args[1], args[2]);     /* leaves out the shell's frames */
     Term r = shell_text_to_list(p, b.buf, b.len);
     ob_free(&b);
     return r;

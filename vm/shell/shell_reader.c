@@ -45,6 +45,7 @@
 #include "proc.h"
 #include "sched.h"
 #include "shell.h"
+#include "job_control.h"
 
 static _Atomic Term shell_pid;        /* who asked for a line last */
 static char *banner;
@@ -121,10 +122,21 @@ static void stop_reading_locked(void) {
     reading = 0;
 }
 
+void reader_prompt_locked(const char *prompt, void (*handler)(char *)) {
+    stop_reading_locked();
+    if (!prompt) return;
+    rl_callback_handler_install(prompt, handler);
+    reading = 1;
+    io_set_hooks_locked(hook_before, hook_after);
+    fflush(rl_outstream);
+}
+
 /* Called by rl_callback_read_char (output lock held) with a whole line. */
 static void on_line(char *line) {
     stop_reading_locked();
+    if (job_menu_take_locked()) { free(line); return; }   /* Ctrl-G */
     if (!line) {                     /* Ctrl-D on an empty line */
+        if (job_eof_locked()) return;
         fputs("\n", stdout);
         fflush(stdout);
         send_atom("$shell_eof");
@@ -137,6 +149,7 @@ static void on_line(char *line) {
             if (history_path) append_history(1, history_path);
         }
     }
+    job_delivered();
     size_t n = strlen(line);
     char *buf = malloc(n + 2);
     memcpy(buf, line, n);
@@ -296,7 +309,8 @@ static void tty_loop(void) {
         if (FD_ISSET(sig_pipe[0], &fds)) {
             drain(sig_pipe[0]);
             io_lock();
-            if (reading) {
+            int in_menu = job_interrupt_locked();
+            if (!in_menu && reading) {
                 /* drop the half-typed line, as bash does, and ask again */
                 rl_replace_line("", 0);
                 fputs("^C\n", stdout);
@@ -304,7 +318,10 @@ static void tty_loop(void) {
                 stop_reading_locked();
             }
             io_unlock();
-            send_atom("$shell_interrupt");
+            if (!in_menu) {
+                job_delivered();
+                send_atom("$shell_interrupt");
+            }
         }
         if (FD_ISSET(req_pipe[0], &fds)) {
             drain(req_pipe[0]);
@@ -312,11 +329,7 @@ static void tty_loop(void) {
             int continued;
             if (take_request(&prompt, &continued)) {
                 io_lock();
-                stop_reading_locked();
-                rl_callback_handler_install(prompt, on_line);
-                reading = 1;
-                io_set_hooks_locked(hook_before, hook_after);
-                fflush(rl_outstream);
+                reader_prompt_locked(prompt, on_line);
                 io_unlock();
                 free(prompt);
             }
@@ -409,6 +422,7 @@ void shell_reader_start(const char *banner_text) {
             read_history(history_path);
             history_truncate_file(history_path, 1000);
         }
+        job_control_init();
         atexit(restore_terminal);
         io_set_unicode_out(1);
     }
@@ -428,16 +442,22 @@ Term bif_shell_read_2(Process *p, Term *args) {
     OutBuf b;
     ob_init(&b);
     if (req_pipe[1] < 0 || shell_list_to_text(args[0], &b) < 0) { ob_free(&b); BIF_ERROR(p, AM_badarg); }
-    shell_pid = p->pid;
+    /* a shell that is not the current job waits (job_control.c) */
+    if (job_read_request(p, ob_cstr(&b), args[1] == AM_true))
+        reader_post(p->pid, ob_cstr(&b), args[1] == AM_true);
+    ob_free(&b);
+    return AM_ok;
+}
+
+void reader_post(Term pid, const char *prompt, int continued) {
+    shell_pid = pid;
     pthread_mutex_lock(&req_lock);
     free(req_prompt);
-    req_prompt = strdup(ob_cstr(&b));
-    req_continued = args[1] == AM_true;
+    req_prompt = strdup(prompt);
+    req_continued = continued;
     req_pending = 1;
     pthread_mutex_unlock(&req_lock);
-    ob_free(&b);
-    if (write(req_pipe[1], "r", 1) < 0) BIF_ERROR(p, AM_badarg);
-    return AM_ok;
+    if (write(req_pipe[1], "r", 1) < 0) { /* the reader is gone: Mini is ending */ }
 }
 
 /* erlang:'$shell_names'(Names) -> ok: the bound variables, for Tab */
