@@ -3,6 +3,7 @@
  * in bif_time.c). The machinery is in proc*.c and sched.c; these only check
  * arguments and shape results as Erlang does. */
 #include "bif.h"
+#include "dist/dist.h"
 #include "term_build.h"
 #include "atom.h"
 #include "proc.h"
@@ -311,6 +312,12 @@ Term bif_registered_0(Process *p, Term *args) { (void)args; return proc_register
 /* erlang:send/2 */
 Term bif_send_2(Process *p, Term *args) {
     Term to = args[0];
+    if (is_boxed(to)) {                      /* another node's (vm/dist) */
+        long r = dist_send(p, to, args[1]);
+        if (r < 0) BIF_ERROR(p, AM_badarg);
+        p->reds -= r;
+        return args[1];
+    }
     if (is_atom(to)) to = proc_whereis(to);
     if (to != THE_NON_VALUE && is_port(to)) { port_send(p, to, args[1]); return args[1]; }
     if (to == THE_NON_VALUE || !is_pid(to)) BIF_ERROR(p, AM_badarg);
@@ -357,8 +364,6 @@ Term bif_yield_0(Process *p, Term *args) {
     p->reds = 0;           /* the next call gives the scheduler back */
     return AM_true;
 }
-
-Term bif_node_0(Process *p, Term *args) { (void)p; (void)args; return ATOM_TERM(nonode); }
 
 Term bif_group_leader_0(Process *p, Term *args) {
     (void)args;

@@ -8,12 +8,15 @@
 #include "port.h"
 
 extern const DrvEntry drv_echo, drv_textscan, drv_spawn, drv_spawn_executable;
+extern const DrvEntry drv_dist_listen, drv_dist_conn;     /* vm/dist */
 
 static const DrvEntry *const drivers[] = {
     &drv_echo,
     &drv_textscan,
     &drv_spawn,
     &drv_spawn_executable,
+    &drv_dist_listen,
+    &drv_dist_conn,
 };
 #define NDRIVERS (sizeof drivers / sizeof drivers[0])
 static int unavailable[NDRIVERS];            /* init() said no */

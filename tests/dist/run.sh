@@ -1,0 +1,87 @@
+#!/bin/sh
+# tests/dist/run.sh MINI — distribution tests on loopback: two Mini nodes,
+# then a Mini node and a real `erl -sname` node in both directions, and a
+# wrong cookie. Node names carry this shell's PID, every node started is
+# killed on exit, and the erl tests are skipped (with the reason printed)
+# only when erl is not installed.
+MINI="${1:-bin/mini} $MINI_FLAGS"
+DIR=$(dirname "$0")
+TMP=$(mktemp -d)
+PIDS=""
+cleanup() { for p in $PIDS; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT INT TERM
+HOST=$(hostname | cut -d. -f1)
+FAIL=0
+check() {   # name file expected-lines
+    if printf '%s\n' "$3" | diff -u - "$2" >"$TMP/diff"; then echo "ok   dist_$1"
+    else echo "FAIL dist_$1"; cat "$TMP/diff"; FAIL=1; fi
+}
+# wait until epmd knows name $1 (a node registers before it serves)
+wait_node() {
+    i=0
+    while [ $i -lt 100 ]; do
+        epmd -names 2>/dev/null | grep -q "^name $1 " && return 0
+        sleep 0.1; i=$((i + 1))
+    done
+    return 1
+}
+EXPECT="alive true
+ping pong
+nodes true
+named send ok
+rpc [1,2,3]
+rpc node true
+remote pid true true
+pid send ok
+etf roundtrip true
+ping bad pang"
+
+# Mini serves, Mini calls
+S=ds$$; C=dc$$
+$MINI -sname $S -setcookie dtest "$DIR/peer.mini" serve & PIDS="$PIDS $!"
+wait_node $S
+timeout 30 $MINI -sname $C -setcookie dtest "$DIR/peer.mini" call "$S@$HOST" >"$TMP/mm" 2>&1
+check mini_mini "$TMP/mm" "$EXPECT"
+
+# wrong cookie: refused, the node stays up
+$MINI -sname ${S}b -setcookie right "$DIR/peer.mini" serve 2>"$TMP/refused" & PIDS="$PIDS $!"
+wait_node ${S}b
+timeout 30 $MINI -sname ${C}b -setcookie wrong "$DIR/peer.mini" badcookie "${S}b@$HOST" >"$TMP/bc" 2>/dev/null
+check bad_cookie "$TMP/bc" "ping pang"
+grep -q "rejected" "$TMP/refused" && echo "ok   dist_bad_cookie_logged" || { echo "FAIL dist_bad_cookie_logged"; FAIL=1; }
+
+# name taken
+timeout 10 $MINI -sname ${S}b -setcookie right -noshell -eval ok >/dev/null 2>"$TMP/taken"
+grep -q "in use" "$TMP/taken" && echo "ok   dist_name_taken" || { echo "FAIL dist_name_taken"; cat "$TMP/taken"; FAIL=1; }
+
+if ! command -v erl >/dev/null 2>&1; then
+    echo "skip dist_erl_*: erl is not installed (apt-get install erlang-base)"
+    exit $FAIL
+fi
+
+# Mini serves, erl calls
+E=de$$
+$MINI -sname ${S}c -setcookie dtest "$DIR/peer.mini" serve & PIDS="$PIDS $!"
+wait_node ${S}c
+timeout 30 erl -sname $E -setcookie dtest -noshell -eval "
+N = list_to_atom(\"${S}c@$HOST\"),
+io:format(\"ping ~p~n\", [net_adm:ping(N)]),
+{echo, N} ! {self(), hello},
+receive {echoed, hello} -> io:format(\"named send ok~n\") after 5000 -> io:format(\"timeout~n\") end,
+io:format(\"rpc ~p~n\", [rpc:call(N, lists, seq, [1,3], 5000)]),
+P = rpc:call(N, erlang, whereis, [echo], 5000),
+P ! {self(), pid},
+receive {echoed, pid} -> io:format(\"pid send ok~n\") after 5000 -> io:format(\"timeout~n\") end,
+halt()." >"$TMP/em" 2>&1
+check erl_to_mini "$TMP/em" "ping pong
+named send ok
+rpc [1,2,3]
+pid send ok"
+
+# erl serves, Mini calls
+E2=df$$
+erl -sname $E2 -setcookie dtest -noshell -eval "register(echo, spawn(fun L() -> receive {F, M} -> F ! {echoed, M}, L(); stop -> ok end end))." >/dev/null 2>&1 & PIDS="$PIDS $!"
+wait_node $E2
+timeout 30 $MINI -sname ${C}e -setcookie dtest "$DIR/peer.mini" call "$E2@$HOST" >"$TMP/me" 2>&1
+check mini_to_erl "$TMP/me" "$EXPECT"
+exit $FAIL
