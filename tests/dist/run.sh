@@ -34,7 +34,12 @@ rpc node true
 remote pid true true
 pid send ok
 etf roundtrip true
-ping bad pang"
+ping bad pang
+monitor down normal
+monitor name down noproc
+demonitor true
+no DOWN after demonitor
+erpc back [2,1]"
 
 # Mini serves, Mini calls
 S=ds$$; C=dc$$
@@ -42,6 +47,27 @@ $MINI -sname $S -setcookie dtest "$DIR/peer.mini" serve & PIDS="$PIDS $!"
 wait_node $S
 timeout 30 $MINI -sname $C -setcookie dtest "$DIR/peer.mini" call "$S@$HOST" >"$TMP/mm" 2>&1
 check mini_mini "$TMP/mm" "$EXPECT"
+
+# a node that dies: DOWN noconnection, nodedown from monitor_node and
+# monitor_nodes, then pang and sends that go nowhere
+watch() {   # name of the node to kill, its pid, output file
+    i=0
+    while [ $i -lt 200 ] && ! grep -q ready "$3" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+    kill -9 "$2"
+    wait "$2" 2>/dev/null
+}
+WATCH_EXPECT="ready
+down noconnection
+nodedown
+nodedown
+nodes []
+ping pang
+send to down node hi"
+$MINI -sname ${S}w -setcookie dtest "$DIR/peer.mini" serve & W=$!; PIDS="$PIDS $W"
+wait_node ${S}w
+timeout 40 $MINI -sname ${C}w -setcookie dtest "$DIR/peer.mini" watch "${S}w@$HOST" >"$TMP/w" 2>&1 & WC=$!
+watch ${S}w $W "$TMP/w"; wait $WC
+check mini_node_down "$TMP/w" "$WATCH_EXPECT"
 
 # wrong cookie: refused, the node stays up
 $MINI -sname ${S}b -setcookie right "$DIR/peer.mini" serve 2>"$TMP/refused" & PIDS="$PIDS $!"
@@ -69,6 +95,11 @@ io:format(\"ping ~p~n\", [net_adm:ping(N)]),
 {echo, N} ! {self(), hello},
 receive {echoed, hello} -> io:format(\"named send ok~n\") after 5000 -> io:format(\"timeout~n\") end,
 io:format(\"rpc ~p~n\", [rpc:call(N, lists, seq, [1,3], 5000)]),
+R = make_ref(),
+[begin {echo, N} ! {self(), {t2b, T}},
+       receive {t2b, B, S} -> io:format(\"t2b ~p ~p~n\", [B =:= term_to_binary(T), re:run(S, Re) =/= nomatch]) after 5000 -> io:format(\"timeout~n\") end
+ end || {T, Re} <- [{self(), \"^<[1-9][0-9]*[.][0-9]+[.][0-9]+>$\"}, {R, \"^#Ref<[1-9][0-9]*([.][0-9]+){3}>$\"},
+                    {hd(erlang:ports()), \"^#Port<[1-9][0-9]*[.][0-9]+>$\"}, {{self(), [R]}, \"^{<.*>,[[]#Ref<.*>[]]}$\"}]],
 P = rpc:call(N, erlang, whereis, [echo], 5000),
 P ! {self(), pid},
 receive {echoed, pid} -> io:format(\"pid send ok~n\") after 5000 -> io:format(\"timeout~n\") end,
@@ -76,6 +107,10 @@ halt()." >"$TMP/em" 2>&1
 check erl_to_mini "$TMP/em" "ping pong
 named send ok
 rpc [1,2,3]
+t2b true true
+t2b true true
+t2b true true
+t2b true true
 pid send ok"
 
 # erl serves, Mini calls
@@ -84,4 +119,11 @@ erl -sname $E2 -setcookie dtest -noshell -eval "register(echo, spawn(fun L() -> 
 wait_node $E2
 timeout 30 $MINI -sname ${C}e -setcookie dtest "$DIR/peer.mini" call "$E2@$HOST" >"$TMP/me" 2>&1
 check mini_to_erl "$TMP/me" "$EXPECT"
+
+E3=dg$$
+erl -sname $E3 -setcookie dtest -noshell -eval "register(echo, spawn(fun L() -> receive {F, M} -> F ! {echoed, M}, L(); stop -> ok end end))." >/dev/null 2>&1 & W=$!; PIDS="$PIDS $W"
+wait_node $E3
+timeout 40 $MINI -sname ${C}g -setcookie dtest "$DIR/peer.mini" watch "$E3@$HOST" >"$TMP/wg" 2>&1 & WC=$!
+watch $E3 $W "$TMP/wg"; wait $WC
+check erl_node_down "$TMP/wg" "$WATCH_EXPECT"
 exit $FAIL

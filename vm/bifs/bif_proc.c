@@ -201,6 +201,13 @@ Term bif_unlink_1(Process *p, Term *args) {
 Term bif_monitor_2(Process *p, Term *args) {
     if (args[0] != ATOM_TERM(process)) BIF_ERROR(p, AM_badarg);
     Term target = args[1];
+    if (is_external_kind(target, EXT_PID) ||
+        (is_tuple(target) && tuple_arity(target) == 2 && is_atom(tuple_elems(target)[0]) &&
+         is_atom(tuple_elems(target)[1]) && tuple_elems(target)[1] != dist_this_node()))
+        return dist_monitor(p, target);            /* another node's (vm/dist) */
+    if (is_tuple(target) && tuple_arity(target) == 2 && is_atom(tuple_elems(target)[0]) &&
+        tuple_elems(target)[1] == dist_this_node())
+        target = tuple_elems(target)[0];
     if (is_atom(target)) {
         Term pid = proc_whereis(target);
         uint64_t ref = proc_new_ref();
@@ -208,7 +215,7 @@ Term bif_monitor_2(Process *p, Term *args) {
             /* {'DOWN', Ref, process, {Name, node()}, noproc} */
             Term *hp = heap_alloc(p, 6 + 3 + REF_WORDS);
             Term r = make_ref_at(hp + 9, ref);
-            hp[6] = make_tuple_header(2); hp[7] = target; hp[8] = ATOM_TERM(nonode);
+            hp[6] = make_tuple_header(2); hp[7] = target; hp[8] = dist_this_node();
             hp[0] = make_tuple_header(5); hp[1] = ATOM_TERM(DOWN); hp[2] = r;
             hp[3] = ATOM_TERM(process); hp[4] = make_boxed(hp + 6); hp[5] = ATOM_TERM(noproc);
             proc_send(p, p->pid, make_boxed(hp));
@@ -243,7 +250,7 @@ static int flush_down(Process *p, uint64_t ref) {
 
 Term bif_demonitor_1(Process *p, Term *args) {
     if (!is_ref(args[0])) BIF_ERROR(p, AM_badarg);
-    proc_demonitor(p, ref_number(args[0]));
+    if (!proc_demonitor(p, ref_number(args[0]))) dist_demonitor(p, ref_number(args[0]));
     return AM_true;
 }
 
@@ -256,7 +263,7 @@ Term bif_demonitor_2(Process *p, Term *args) {
         else BIF_ERROR(p, AM_badarg);
     }
     uint64_t ref = ref_number(args[0]);
-    int active = proc_demonitor(p, ref);
+    int active = proc_demonitor(p, ref) || dist_demonitor(p, ref);
     if (flush) flush_down(p, ref);
     return info ? (active ? AM_true : AM_false) : AM_true;
 }

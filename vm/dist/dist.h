@@ -45,4 +45,11 @@ int dist_alive(void);
  * for (net_kernel connects it) and the message waits in the connection. */
 long dist_send(struct Process *p, Term to, Term msg);
 
+/* monitor(process, T) for T another node's pid or {Name, Node} with Node
+ * not this node: the reference; a 'DOWN' comes when the peer reports the
+ * exit or the connection goes (noconnection). demonitor of such a
+ * reference: 1 if it was one of p's. */
+Term dist_monitor(struct Process *p, Term target);
+int dist_demonitor(struct Process *p, uint64_t ref);
+
 #endif

@@ -82,7 +82,21 @@ typedef struct Conn {
     int write_selected;
     atomic_int wrote;            /* a frame left since the last tick */
     int read_since, silent;
+    /* monitors local processes hold on processes of this node (under
+     * out_lock): a 'DOWN' for each when the peer says so or the
+     * connection goes (noconnection) */
+    struct RemoteMon *mons;
+    int nmons, capmons;
 } Conn;
+
+/* A local process's monitor on a process of the connection's node: the
+ * target is kept as ids (or a name), not as a term on some heap. */
+typedef struct RemoteMon {
+    uint64_t ref;
+    Term watcher;                /* local pid */
+    Term name;                   /* the registered name monitored, or NIL */
+    DistId target;               /* the pid monitored when name is NIL */
+} RemoteMon;
 
 static pthread_rwlock_t conns_lock = PTHREAD_RWLOCK_INITIALIZER;
 static Conn *conns;
@@ -158,6 +172,7 @@ static void conn_unlink(Conn *c) {
 
 static void conn_free(Conn *c) {
     pthread_mutex_destroy(&c->out_lock);
+    free(c->mons);
     free(c->in);
     free(c->out);
     free(c);
@@ -319,6 +334,94 @@ long dist_send(Process *p, Term to, Term msg) {
     ob_free(&b);
     if (ask) ask_connect(node);
     return reds;
+}
+
+/* ---- monitors on other nodes' processes ---- */
+
+/* {'DOWN', Ref, process, Target, Reason} to m's watcher; Target is the
+ * pid, or {Name, Node} for a monitor by name. */
+static void send_down(const RemoteMon *m, Term node, Term reason) {
+    Term buf[6 + REF_WORDS + 3 + 3 + EXT_MAX_IDS];
+    Term *hp = buf;
+    Term r = make_ref_at(hp + 6, m->ref);
+    Term *t = hp + 6 + REF_WORDS;
+    Term target;
+    if (m->name != NIL) {
+        t[0] = make_tuple_header(2); t[1] = m->name; t[2] = node;
+        target = make_boxed(t);
+    } else {
+        target = make_external_at(t, EXT_PID, m->target.node, m->target.creation, m->target.ids, m->target.n);
+    }
+    hp[0] = make_tuple_header(5); hp[1] = ATOM_TERM(DOWN); hp[2] = r;
+    hp[3] = ATOM_TERM(process); hp[4] = target; hp[5] = reason;
+    proc_send(NULL, m->watcher, make_boxed(hp));
+}
+
+/* The monitor ref of c, taken out (out_lock held); 0 if none. */
+static int mon_take(Conn *c, uint64_t ref, RemoteMon *out) {
+    for (int i = 0; i < c->nmons; i++)
+        if (c->mons[i].ref == ref) {
+            *out = c->mons[i];
+            c->mons[i] = c->mons[--c->nmons];
+            return 1;
+        }
+    return 0;
+}
+
+Term dist_monitor(Process *p, Term target) {
+    Term node, name = NIL;
+    if (is_tuple(target)) { name = tuple_elems(target)[0]; node = tuple_elems(target)[1]; }
+    else node = external_node(target);
+    uint64_t ref = proc_new_ref();
+    Term r = make_ref_at(heap_alloc(p, REF_WORDS), ref);
+    RemoteMon m = { ref, p->pid, name, { 0 } };
+    if (name == NIL) dist_id_of(target, &m.target);
+    if (!dist_alive()) { send_down(&m, node, ATOM_TERM(noconnection)); return r; }
+    Term ctl[5] = { make_tuple_header(4), make_small(DOP_MONITOR_P), p->pid, name != NIL ? name : target, r };
+    OutBuf b;
+    ob_init(&b);
+    frame_build(&b, make_boxed(ctl), THE_NON_VALUE);
+    int ask = 0;
+    pthread_rwlock_wrlock(&conns_lock);
+    Conn *c = conn_find(node);
+    if (!c && (c = conn_new(node)) != NULL) { c->next = conns; conns = c; ask = 1; }
+    if (c) {
+        pthread_mutex_lock(&c->out_lock);
+        if (c->nmons == c->capmons) {
+            int cap = c->capmons ? 2 * c->capmons : 8;
+            RemoteMon *nm = realloc(c->mons, (size_t)cap * sizeof *nm);
+            if (nm) { c->mons = nm; c->capmons = cap; }
+        }
+        if (c->nmons < c->capmons) c->mons[c->nmons++] = m;
+        conn_out(c, b.buf, b.len);
+        pthread_mutex_unlock(&c->out_lock);
+    }
+    pthread_rwlock_unlock(&conns_lock);
+    ob_free(&b);
+    if (ask) ask_connect(node);
+    if (!c) send_down(&m, node, ATOM_TERM(noconnection));
+    return r;
+}
+
+int dist_demonitor(Process *p, uint64_t ref) {
+    int found = 0;
+    pthread_rwlock_rdlock(&conns_lock);
+    for (Conn *c = conns; c && !found; c = c->next) {
+        RemoteMon m;
+        pthread_mutex_lock(&c->out_lock);
+        found = mon_take(c, ref, &m);
+        if (found && m.watcher != p->pid) { c->mons[c->nmons++] = m; found = 0; }
+        pthread_mutex_unlock(&c->out_lock);
+        if (found) {
+            Term tbuf[3 + EXT_MAX_IDS], rbuf[REF_WORDS];
+            Term target = m.name != NIL ? m.name :
+                make_external_at(tbuf, EXT_PID, m.target.node, m.target.creation, m.target.ids, m.target.n);
+            Term ctl[5] = { make_tuple_header(4), make_small(DOP_DEMONITOR_P), p->pid, target, make_ref_at(rbuf, ref) };
+            if (c->state == ST_UP) conn_send(c, make_boxed(ctl), THE_NON_VALUE);
+        }
+    }
+    pthread_rwlock_unlock(&conns_lock);
+    return found;
 }
 
 /* ---- the listen driver ---- */
@@ -556,10 +659,36 @@ static int frame_in(Conn *c, const unsigned char *s, size_t n) {
         Term to = el(ctl, 3);
         Term pid = is_atom(to) ? proc_whereis(to) : to;
         Process *q = pid != THE_NON_VALUE && is_pid(pid) ? proc_lookup(pid) : NULL;
-        if (q) { proc_release(q); return 0; }
+        if (q) {
+            /* net_kernel watches it for the peer (a proxy process) */
+            proc_release(q);
+            Term *hp = driver_heap(c->port, 6);
+            hp[0] = make_tuple_header(5); hp[1] = ATOM_TERM(dist_monitor); hp[2] = c->node;
+            hp[3] = el(ctl, 2); hp[4] = to; hp[5] = el(ctl, 4);
+            deliver(ATOM_TERM(net_kernel), make_boxed(hp));
+            return 0;
+        }
         Term reply[6] = { make_tuple_header(5), make_small(DOP_MONITOR_P_EXIT), to, el(ctl, 2), el(ctl, 4),
                           ATOM_TERM(noproc) };
         conn_send(c, make_boxed(reply), THE_NON_VALUE);
+        return 0;
+    }
+    case DOP_MONITOR_P_EXIT: case DOP_PAYLOAD_MONITOR_P_EXIT: {
+        /* {21, FromProc, ToProc, Ref, Reason} / {28, FromProc, ToProc, Ref} + Reason */
+        Term ref = el(ctl, 4);
+        Term reason = small_val(el(ctl, 1)) == DOP_MONITOR_P_EXIT ? el(ctl, 5) : msg;
+        if (ref == THE_NON_VALUE || !is_ref(ref) || reason == THE_NON_VALUE) return -1;
+        RemoteMon m;
+        pthread_mutex_lock(&c->out_lock);
+        int found = mon_take(c, ref_number(ref), &m);
+        pthread_mutex_unlock(&c->out_lock);
+        if (found) send_down(&m, c->node, reason);
+        return 0;
+    }
+    case DOP_DEMONITOR_P: {
+        Term *hp = driver_heap(c->port, 4);
+        hp[0] = make_tuple_header(3); hp[1] = ATOM_TERM(dist_demonitor); hp[2] = c->node; hp[3] = el(ctl, 4);
+        deliver(ATOM_TERM(net_kernel), make_boxed(hp));
         return 0;
     }
     case DOP_SPAWN_REQUEST: {
@@ -729,6 +858,7 @@ static void *conn_start(DrvPort *port, const char *command, const DrvOpts *opts,
         /* nobody to call: whatever senders queued for it is dropped */
         if (!fresh) conn_unlink(c);
         pthread_rwlock_unlock(&conns_lock);
+        for (int i = 0; i < c->nmons; i++) send_down(&c->mons[i], node, ATOM_TERM(noconnection));
         conn_free(c);
         return NULL;
     }
@@ -747,6 +877,9 @@ static void conn_stop(void *drv) {
     pthread_rwlock_wrlock(&conns_lock);
     conn_unlink(c);
     pthread_rwlock_unlock(&conns_lock);
+    /* no sender can reach c now: its monitors end with noconnection */
+    for (int i = 0; i < c->nmons; i++) send_down(&c->mons[i], c->node, ATOM_TERM(noconnection));
+    c->nmons = 0;
     if (c->fd >= 0) {
         driver_select(c->port, c->fd, DRV_READ | DRV_WRITE, 0);
         close(c->fd);
