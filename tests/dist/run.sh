@@ -39,6 +39,8 @@ monitor down normal
 monitor name down noproc
 demonitor true
 no DOWN after demonitor
+remote spawn true
+spawn on no node true
 erpc back [2,1]"
 
 # Mini serves, Mini calls
@@ -100,6 +102,9 @@ R = make_ref(),
        receive {t2b, B, S} -> io:format(\"t2b ~p ~p~n\", [B =:= term_to_binary(T), re:run(S, Re) =/= nomatch]) after 5000 -> io:format(\"timeout~n\") end
  end || {T, Re} <- [{self(), \"^<[1-9][0-9]*[.][0-9]+[.][0-9]+>$\"}, {R, \"^#Ref<[1-9][0-9]*([.][0-9]+){3}>$\"},
                     {hd(erlang:ports()), \"^#Port<[1-9][0-9]*[.][0-9]+>$\"}, {{self(), [R]}, \"^{<.*>,[[]#Ref<.*>[]]}$\"}]],
+Self = self(),
+Sp = spawn(N, erlang, send, [Self, {spawned, N}]),
+receive {spawned, N} -> io:format(\"remote spawn ~p~n\", [node(Sp) =:= N]) after 5000 -> io:format(\"timeout~n\") end,
 P = rpc:call(N, erlang, whereis, [echo], 5000),
 P ! {self(), pid},
 receive {echoed, pid} -> io:format(\"pid send ok~n\") after 5000 -> io:format(\"timeout~n\") end,
@@ -111,6 +116,7 @@ t2b true true
 t2b true true
 t2b true true
 t2b true true
+remote spawn true
 pid send ok"
 
 # erl serves, Mini calls

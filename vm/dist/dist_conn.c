@@ -691,16 +691,27 @@ static int frame_in(Conn *c, const unsigned char *s, size_t n) {
         deliver(ATOM_TERM(net_kernel), make_boxed(hp));
         return 0;
     }
+    case DOP_SPAWN_REPLY: {
+        /* {31, ReqId, To, Flags, Result}: to the process that asked
+         * (erlang:spawn/4 in stdlib/erlang.mini) */
+        Term *hp = driver_heap(c->port, 4);
+        hp[0] = make_tuple_header(3); hp[1] = atom_intern_cstr("$spawn_reply");
+        hp[2] = el(ctl, 2); hp[3] = el(ctl, 5);
+        if (hp[3] == THE_NON_VALUE) return -1;
+        deliver(el(ctl, 3), make_boxed(hp));
+        return 0;
+    }
     case DOP_SPAWN_REQUEST: {
         /* {29, ReqId, From, GL, {M, F, A}, Opts} + Args: net_kernel spawns
          * it and answers (stdlib/net_kernel.mini) */
         Term mfa = el(ctl, 5);
         if (msg == THE_NON_VALUE || !is_tuple(mfa) || tuple_arity(mfa) != 3) return -1;
-        Term *hp = driver_heap(c->port, 8);
-        hp[0] = make_tuple_header(7);
+        Term *hp = driver_heap(c->port, 9);
+        hp[0] = make_tuple_header(8);
         hp[1] = ATOM_TERM(dist_spawn_request);
         hp[2] = c->node; hp[3] = el(ctl, 2); hp[4] = el(ctl, 3);
         hp[5] = tuple_elems(mfa)[0]; hp[6] = tuple_elems(mfa)[1]; hp[7] = msg;
+        hp[8] = el(ctl, 6) == THE_NON_VALUE ? NIL : el(ctl, 6);
         deliver(ATOM_TERM(net_kernel), make_boxed(hp));
         return 0;
     }
