@@ -71,6 +71,34 @@ timeout 40 $MINI -sname ${C}w -setcookie dtest "$DIR/peer.mini" watch "${S}w@$HO
 watch ${S}w $W "$TMP/w"; wait $WC
 check mini_node_down "$TMP/w" "$WATCH_EXPECT"
 
+# a hidden node; global names between two Mini nodes
+$MINI -sname ${S}h -setcookie dtest "$DIR/peer.mini" serve & PIDS="$PIDS $!"
+wait_node ${S}h
+timeout 30 $MINI -sname ${C}h -hidden -setcookie dtest "$DIR/peer.mini" hidden "${S}h@$HOST" >"$TMP/h" 2>&1
+check hidden "$TMP/h" "ping pong
+visible [] hidden true
+seen as true
+not visible there []"
+timeout 30 $MINI -sname ${C}G -setcookie dtest "$DIR/peer.mini" global "${S}h@$HOST" >"$TMP/g" 2>&1
+check global "$TMP/g" "register yes
+again no
+whereis here true
+whereis there true
+global send ok
+unregister ok
+gone there undefined"
+
+# garbage, a truncated handshake and an absurd length: the node drops
+# those connections and still answers
+if command -v bash >/dev/null 2>&1; then
+    PORT=$(epmd -names | awk -v n=${S}h '$2 == n { print $5 }')
+    bash -c "printf 'garbage\\n' >/dev/tcp/127.0.0.1/$PORT; printf '\\000\\010N\\000' >/dev/tcp/127.0.0.1/$PORT; printf '\\377\\377xx' >/dev/tcp/127.0.0.1/$PORT; printf '\\000\\030N\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\006no_at!' >/dev/tcp/127.0.0.1/$PORT" 2>/dev/null
+    timeout 30 $MINI -sname ${C}x -setcookie dtest "$DIR/peer.mini" badcookie "${S}h@$HOST" >"$TMP/x" 2>&1
+    check garbage_survived "$TMP/x" "ping pong"
+else
+    echo "skip dist_garbage_survived: no bash for /dev/tcp"
+fi
+
 # wrong cookie: refused, the node stays up
 $MINI -sname ${S}b -setcookie right "$DIR/peer.mini" serve 2>"$TMP/refused" & PIDS="$PIDS $!"
 wait_node ${S}b
