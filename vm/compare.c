@@ -1,5 +1,6 @@
 /* compare.c — Erlang's term order (see compare.h). */
 #include "compare.h"
+#include "dist/dist.h"
 #include "fatal.h"
 #include "arith.h"
 #include "atom.h"
@@ -27,6 +28,8 @@ static int class_of(Term t)
         case BOXED_FUN: case BOXED_EXPORT: return C_FUN;
         case BOXED_REF: return C_REF;
         case BOXED_MAP: return C_MAP;
+        case BOXED_EXTERNAL:
+            return external_kind(t) == EXT_PID ? C_PID : external_kind(t) == EXT_PORT ? C_PORT : C_REF;
         default: return C_BINARY;
         }
     case TAG_IMMED:
@@ -173,6 +176,22 @@ static int ref_compare(Term a, Term b)
     return 0;
 }
 
+/* Pids, ports or refs of which at least one is another node's: by node
+ * name, then creation, then the ids from the most significant (Erlang's
+ * order; a local one counts as this node's, vm/dist/dist.h). */
+static int external_compare(Term a, Term b)
+{
+    DistId x, y;
+    dist_id_of(a, &x);
+    dist_id_of(b, &y);
+    if (x.node != y.node) return atom_compare(x.node, y.node);
+    if (x.creation != y.creation) return cmp_uword(x.creation, y.creation);
+    if (x.n != y.n) return cmp_uword(x.n, y.n);
+    for (size_t i = x.n; i > 0; i--)
+        if (x.ids[i - 1] != y.ids[i - 1]) return cmp_uword(x.ids[i - 1], y.ids[i - 1]);
+    return 0;
+}
+
 static int compare(Term a, Term b, int exact)
 {
     Stack s;
@@ -195,13 +214,13 @@ static int compare(Term a, Term b, int exact)
                 res = atom_compare(a, b);
                 break;
             case C_PID:
-                res = cmp_uword(pid_val(a), pid_val(b));
+                res = is_immed(a) && is_immed(b) ? cmp_uword(pid_val(a), pid_val(b)) : external_compare(a, b);
                 break;
             case C_PORT:
-                res = cmp_uword(port_val(a), port_val(b));
+                res = is_immed(a) && is_immed(b) ? cmp_uword(port_val(a), port_val(b)) : external_compare(a, b);
                 break;
             case C_REF:
-                res = ref_compare(a, b);
+                res = is_ref(a) && is_ref(b) ? ref_compare(a, b) : external_compare(a, b);
                 break;
             case C_FUN:
                 res = fun_compare_head(a, b, &s, exact);

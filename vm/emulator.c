@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "emulator.h"
+#include "dist/dist.h"
 #include "port.h"
 #include "fatal.h"
 #include "term_build.h"
@@ -569,9 +570,9 @@ L_is_boolean: {
     Term t = SRC(pc[2]);
     TEST(t == AM_true || t == AM_false, 3);
 }
-L_is_pid:          TEST(is_pid(SRC(pc[2])), 3);
-L_is_port:         TEST(is_port(SRC(pc[2])), 3);
-L_is_reference:    TEST(is_ref(SRC(pc[2])), 3);
+L_is_pid:          TEST(is_any_pid(SRC(pc[2])), 3);
+L_is_port:         TEST(is_any_port(SRC(pc[2])), 3);
+L_is_reference:    TEST(is_any_ref(SRC(pc[2])), 3);
 L_is_nil:          TEST(is_nil(SRC(pc[2])), 3);
 L_is_list: {
     Term t = SRC(pc[2]);
@@ -735,11 +736,20 @@ L_send: {
         DST(pc[3]) = msg;
         DISPATCH(4);
     }
-    if (is_ref(to)) {                        /* an alias (proc_alias.c) */
-        reds -= (SWord)proc_send_alias(p, to, msg);
-        if (__builtin_expect(p->out_of_memory, 0)) goto out_of_memory;
-        DST(pc[3]) = msg;
-        DISPATCH(4);
+    if (__builtin_expect(is_boxed(to), 0)) {
+        if (is_ref(to)) {                    /* an alias (proc_alias.c) */
+            reds -= (SWord)proc_send_alias(p, to, msg);
+            if (__builtin_expect(p->out_of_memory, 0)) goto out_of_memory;
+            DST(pc[3]) = msg;
+            DISPATCH(4);
+        }
+        /* another node's pid, or {Name, Node} (vm/dist) */
+        long r = dist_send(p, to, msg);
+        if (r >= 0) {
+            reds -= r;
+            DST(pc[3]) = msg;
+            DISPATCH(4);
+        }
     }
     if (!is_pid(to)) {
         Term name = to;

@@ -9,7 +9,9 @@
  * proper lists of bytes up to 65535 long, else LIST_EXT; BINARY_EXT, and
  * BIT_BINARY_EXT for bitstrings (unused bits of the last byte 0); MAP_EXT
  * (pairs in OTP's order, map.h: maps:to_list's); NEW_PID_EXT,
- * NEW_PORT_EXT and NEWER_REFERENCE_EXT on node nonode@nohost, creation 0;
+ * NEW_PORT_EXT and NEWER_REFERENCE_EXT with this node's name and creation
+ * (nonode@nohost and 0 when not alive; vm/dist/dist.h), and the same forms
+ * with the node and creation of another node's pid, port or reference;
  * EXPORT_EXT for fun M:F/A. Local funs cannot be encoded (badarg).
  *
  * Decoding also accepts the older forms (ATOM_EXT, SMALL_ATOM_EXT,
@@ -31,6 +33,8 @@
 #include "module.h"
 #include "map.h"
 #include "term_build.h"
+#include "etf.h"
+#include "dist/dist.h"
 
 enum {
     NEW_FLOAT_EXT = 70, BIT_BINARY_EXT = 77, NEW_PID_EXT = 88, NEW_PORT_EXT = 89,
@@ -106,7 +110,26 @@ static void put_integer(OutBuf *b, Term t)
     for (size_t i = 0; i < n; i++) put8(b, (unsigned)(d[i / 8] >> (8 * (i % 8))));
 }
 
-static void put_node(OutBuf *b) { put_atom(b, ATOM_TERM(nonode)); }
+/* A pid, port or ref with its node: this node's or another's (DistId). */
+static void put_with_node(OutBuf *b, Term t)
+{
+    DistId id;
+    dist_id_of(t, &id);
+    if (is_any_pid(t)) {
+        put8(b, NEW_PID_EXT); put_atom(b, id.node);
+        put32(b, (uint32_t)id.ids[0]); put32(b, (uint32_t)id.ids[1]);
+    } else if (is_any_port(t)) {
+        if (id.ids[0] > 0xFFFFFFFFu) { put8(b, V4_PORT_EXT); put_atom(b, id.node); put32(b, (uint32_t)(id.ids[0] >> 32)); }
+        else { put8(b, NEW_PORT_EXT); put_atom(b, id.node); }
+        put32(b, (uint32_t)id.ids[0]);
+    } else {
+        put8(b, NEWER_REFERENCE_EXT); put16(b, (unsigned)id.n); put_atom(b, id.node);
+        put32(b, id.creation);
+        for (size_t i = 0; i < id.n; i++) put32(b, (uint32_t)id.ids[i]);
+        return;
+    }
+    put32(b, id.creation);
+}
 
 /* A proper list of at most 65535 integers 0..255? Then its length. */
 static long string_length(Term t)
@@ -141,15 +164,7 @@ static int encode(OutBuf *b, Term t)
         if (is_small(t) || is_big(t)) { put_integer(b, t); continue; }
         if (is_atom(t)) { put_atom(b, t); continue; }
         if (is_nil(t)) { put8(b, NIL_EXT); continue; }
-        if (is_pid(t)) {
-            put8(b, NEW_PID_EXT); put_node(b);
-            put32(b, (uint32_t)pid_val(t)); put32(b, 0); put32(b, 0);
-            continue;
-        }
-        if (is_port(t)) {
-            put8(b, NEW_PORT_EXT); put_node(b); put32(b, (uint32_t)port_val(t)); put32(b, 0);
-            continue;
-        }
+        if (is_pid(t) || is_port(t) || is_external(t) || is_ref(t)) { put_with_node(b, t); continue; }
         if (is_list(t)) {
             long sl = string_length(t);
             if (sl >= 0) {
@@ -195,12 +210,6 @@ static int encode(OutBuf *b, Term t)
             put32(b, (uint32_t)(u >> 32)); put32(b, (uint32_t)u);
             continue;
         }
-        if (is_boxed(t) && boxed_kind(t) == BOXED_REF) {
-            uint64_t r = ref_number(t);
-            put8(b, NEWER_REFERENCE_EXT); put16(b, 3); put_node(b); put32(b, 0);
-            put32(b, (uint32_t)r); put32(b, (uint32_t)(r >> 32)); put32(b, 0);
-            continue;
-        }
         if (is_boxed(t) && boxed_kind(t) == BOXED_EXPORT) {
             const Export *e = (const Export *)boxed_ptr(t)[1];
             put8(b, EXPORT_EXT); put_atom(b, e->module); put_atom(b, e->name);
@@ -228,6 +237,8 @@ out:
     map_order_cache_free(orders);
     return ok;
 }
+
+int etf_encode(OutBuf *b, Term t) { return encode(b, t); }
 
 Term bif_term_to_binary_1(Process *p, Term *args)
 {
@@ -338,12 +349,41 @@ static Term get_big(Dec *d, size_t n)
 typedef struct Work { Term *slot; Term *kv; size_t npairs; } Work;
 
 /* binary_to_term/1,2: the term, and in *used the bytes it took */
+static Term decode_bytes(Process *p, const unsigned char *s, size_t n, int safe, size_t *used);
+
 static Term decode(Process *p, Term src, int safe, size_t *used)
 {
     if (!is_binary(src)) BIF_ERROR(p, AM_badarg);
+    size_t n;
+    const unsigned char *s = bin_bytes(src, &n);
+    return decode_bytes(p, s, n, safe, used);
+}
+
+Term etf_decode(Process *p, const unsigned char *s, size_t n, size_t *used)
+{
+    return decode_bytes(p, s, n, 0, used);
+}
+
+/* A pid, port or ref read from the wire: this node's (same name and
+ * creation, or nonode@nohost with creation 0 when not alive) becomes the
+ * local immediate or ref; another node's a BOXED_EXTERNAL. */
+static Term make_with_node(Process *p, int kind, Term node, uint32_t creation, const UWord *ids, size_t n)
+{
+    if (dist_is_this(node, creation)) {
+        if (kind == EXT_PID) return make_pid((ids[1] << 28) | ids[0]);   /* dist_id_of's split */
+        if (kind == EXT_PORT) return make_port(ids[0]);
+        uint64_t r = ids[0] | (n > 1 ? (uint64_t)ids[1] << 32 : 0);
+        return make_ref_at(heap_alloc(p, REF_WORDS), r);
+    }
+    return make_external_at(heap_alloc(p, 3 + n), kind, node, creation, ids, n);
+}
+
+static Term decode_bytes(Process *p, const unsigned char *s, size_t n, int safe, size_t *used)
+{
     Dec d;
     d.p = p;
-    d.s = bin_bytes(src, &d.n);
+    d.s = s;
+    d.n = n;
     d.i = 0;
     d.safe = safe;
     if (!need(&d, 1) || get8(&d) != 131) BIF_ERROR(p, AM_badarg);
@@ -492,7 +532,6 @@ static Term decode(Process *p, Term src, int safe, size_t *used)
             Term bin = bits_new(p, bits, &bytes);
             if (bin == THE_NON_VALUE) BAD();
             if (n) memcpy(bytes, d.s + d.i, n);
-            d.s = bin_bytes(src, &d.n);    /* (never moves: no collection) */
             d.i += n;
             *slot = bin;
             break;
@@ -514,20 +553,22 @@ static Term decode(Process *p, Term src, int safe, size_t *used)
             d.i++;
             Term node = get_atom(&d);
             size_t rest = tag == NEW_PID_EXT ? 12 : 9;
-            if (node != ATOM_TERM(nonode) || !need(&d, rest)) BAD();
-            uint32_t id = get32(&d);
-            d.i += rest - 4;
-            *slot = make_pid(id);
+            if (node == THE_NON_VALUE || !need(&d, rest)) BAD();
+            UWord ids[2];
+            ids[0] = get32(&d);
+            ids[1] = get32(&d);
+            uint32_t cr = tag == NEW_PID_EXT ? get32(&d) : get8(&d);
+            *slot = make_with_node(p, EXT_PID, node, cr, ids, 2);
             break;
         }
         case NEW_PORT_EXT: case PORT_EXT: case V4_PORT_EXT: {
             d.i++;
             Term node = get_atom(&d);
             size_t rest = tag == NEW_PORT_EXT ? 8 : tag == PORT_EXT ? 5 : 12;
-            if (node != ATOM_TERM(nonode) || !need(&d, rest)) BAD();
-            uint64_t id = tag == V4_PORT_EXT ? ((uint64_t)get32(&d) << 32 | get32(&d)) : get32(&d);
-            d.i += tag == V4_PORT_EXT ? rest - 8 : rest - 4;
-            *slot = make_port(id);
+            if (node == THE_NON_VALUE || !need(&d, rest)) BAD();
+            UWord id = tag == V4_PORT_EXT ? ((uint64_t)get32(&d) << 32 | get32(&d)) : get32(&d);
+            uint32_t cr = tag == PORT_EXT ? get8(&d) : get32(&d);
+            *slot = make_with_node(p, EXT_PORT, node, cr, &id, 1);
             break;
         }
         case NEWER_REFERENCE_EXT: case NEW_REFERENCE_EXT: {
@@ -536,13 +577,11 @@ static Term decode(Process *p, Term src, int safe, size_t *used)
             size_t len = get16(&d);
             Term node = get_atom(&d);
             size_t cr = tag == NEWER_REFERENCE_EXT ? 4 : 1;
-            if (node != ATOM_TERM(nonode) || len < 1 || len > 5 || !need(&d, cr + 4 * len)) BAD();
-            d.i += cr;
-            uint64_t r = get32(&d);
-            if (len > 1) r |= (uint64_t)get32(&d) << 32;
-            for (size_t k = 2; k < len; k++) get32(&d);
-            Term *hp = heap_alloc(p, REF_WORDS);
-            *slot = make_ref_at(hp, r);
+            if (node == THE_NON_VALUE || len < 1 || len > EXT_MAX_IDS || !need(&d, cr + 4 * len)) BAD();
+            uint32_t creation = cr == 4 ? get32(&d) : get8(&d);
+            UWord ids[EXT_MAX_IDS];
+            for (size_t k = 0; k < len; k++) ids[k] = get32(&d);
+            *slot = make_with_node(p, EXT_REF, node, creation, ids, len);
             break;
         }
         case EXPORT_EXT: {

@@ -324,6 +324,7 @@ static Term *scan(Gc *g, Term *s, Term *const *top)
             case BOXED_FLOAT:
             case BOXED_EXPORT:
             case BOXED_REF:
+            case BOXED_EXTERNAL:               /* node atom and raw ids */
             case BOXED_HEAP_BIN:               /* raw payload */
             case BOXED_REFC_BIN:               /* binaries: raw, see sweep_mso */
                 s += 1 + header_arity(w);

@@ -479,6 +479,10 @@ static uint32_t internal_hash(Term term, uint32_t salt, LeafCache *cache)
             h = jenkins_mix2(h, (uint32_t)(r >> 32), 0, HC(8));
             goto pop;
         }
+        case BOXED_EXTERNAL:           /* another node's pid/port/ref: its words */
+            for (UWord i = 1; i <= header_arity(bp[0]); i++)
+                h = jenkins_mix2(h, (uint32_t)bp[i], (uint32_t)((uint64_t)bp[i] >> 32), HC(22));
+            goto pop;
         case BOXED_EXPORT: {           /* OTP hashes the Export's address */
             UWord a = bp[1];
             h = jenkins_mix2(h, (uint32_t)a, (uint32_t)((uint64_t)a >> 32), HC(14));

@@ -9,6 +9,7 @@
  * when that leaves enough room (cind/pp, OTP's names kept as comments).
  */
 #include "print.h"
+#include "dist/dist.h"
 #include "fatal.h"
 #include "atom.h"
 #include "module.h"
@@ -232,6 +233,21 @@ static void put_atomic(OutBuf *b, Term t) {
             for (UWord i = n; i < 3; i++) ob_puts(b, ".0");
             for (UWord i = n; i > 0; i--) ob_printf(b, ".%lu", (unsigned long)p[i]);
             ob_putc(b, '>');
+            return;
+        }
+        case BOXED_EXTERNAL: {              /* as erl shows another node's */
+            unsigned long node = dist_node_number(external_node(t));
+            const Term *id = external_ids(t);
+            size_t n = external_nids(t);
+            if (external_kind(t) == EXT_PID)
+                ob_printf(b, "<%lu.%lu.%lu>", node, (unsigned long)id[0], (unsigned long)id[1]);
+            else if (external_kind(t) == EXT_PORT)
+                ob_printf(b, "#Port<%lu.%lu>", node, (unsigned long)id[0]);
+            else {
+                ob_printf(b, "#Ref<%lu", node);
+                for (size_t i = n; i > 0; i--) ob_printf(b, ".%lu", (unsigned long)id[i - 1]);
+                ob_putc(b, '>');
+            }
             return;
         }
         case BOXED_FUN: {

@@ -22,6 +22,7 @@
 #include "fatal.h"
 #include "heap.h"
 #include "sched.h"
+#include "dist.h"
 
 /* ---- messages ---- */
 
@@ -364,7 +365,7 @@ static Message *down_message(Monitor *mo, Message *m) {
     Term *hp = d->mem;
     Term obj = old[3];
     if (mo->name != NIL) {
-        hp[6] = make_tuple_header(2); hp[7] = mo->name; hp[8] = ATOM_TERM(nonode);
+        hp[6] = make_tuple_header(2); hp[7] = mo->name; hp[8] = dist_this_node();
         obj = make_boxed(hp + 6);
     } else {
         hp[6] = hp[7] = hp[8] = NIL;       /* unused words stay terms */

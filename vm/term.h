@@ -115,7 +115,9 @@ enum BoxedKind {
     BOXED_HEAP_BIN = 7, /* binaries (heap, refc, sub): layout in binary.h     */
     BOXED_REFC_BIN = 8,
     BOXED_SUB_BIN  = 9,
-    BOXED_MAP      = 10
+    BOXED_MAP      = 10,
+    BOXED_EXTERNAL = 11 /* a pid, port or ref of another node: raw words
+                           [node atom][kind << 32 | creation][ids...]     */
 };
 
 #define boxed_header(t) (boxed_ptr(t)[0])
@@ -144,6 +146,33 @@ static inline Term make_float_at(Term *hp, double d) {
 
 #define is_fun(t) (is_boxed(t) && (boxed_kind(t) == BOXED_FUN || boxed_kind(t) == BOXED_EXPORT))
 #define is_ref(t) is_boxed_kind(t, BOXED_REF)
+
+/* External pids, ports and references (another node's, vm/dist): the node
+ * is an atom, the creation the 32-bit number epmd gave that incarnation of
+ * it. A pid's ids are [number][serial]; a port's [number]; a ref's 32-bit
+ * words, least significant first. All payload words are raw: the atom is
+ * an immediate the collector need not visit. */
+enum { EXT_PID = 0, EXT_PORT = 1, EXT_REF = 2 };
+#define EXT_MAX_IDS 5
+#define is_external(t) is_boxed_kind(t, BOXED_EXTERNAL)
+#define external_node(t) (boxed_ptr(t)[1])
+#define external_kind(t) ((int)(boxed_ptr(t)[2] >> 32))
+#define external_creation(t) ((uint32_t)boxed_ptr(t)[2])
+#define external_nids(t) (header_arity(boxed_header(t)) - 2)
+#define external_ids(t) (boxed_ptr(t) + 3)
+#define is_external_kind(t, k) (is_external(t) && external_kind(t) == (k))
+static inline Term make_external_at(Term *hp, int kind, Term node, uint32_t creation,
+                                    const UWord *ids, size_t n) {
+    hp[0] = make_header(2 + n, BOXED_EXTERNAL);
+    hp[1] = node;
+    hp[2] = ((Term)kind << 32) | creation;
+    for (size_t i = 0; i < n; i++) hp[3 + i] = ids[i];
+    return make_boxed(hp);
+}
+/* Any pid / port / ref, this node's or another's. */
+#define is_any_pid(t) (is_pid(t) || is_external_kind(t, EXT_PID))
+#define is_any_port(t) (is_port(t) || is_external_kind(t, EXT_PORT))
+#define is_any_ref(t) (is_ref(t) || is_external_kind(t, EXT_REF))
 
 /* Stack-only words: continuation pointers and catch markers (tag 00). */
 #define make_cp(pc) ((Term)(pc))

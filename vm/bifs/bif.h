@@ -49,4 +49,7 @@ Term bif_out_of_memory(Process *p);
 /* Erlang's true or false for a C condition. */
 #define BOOL(c) ((c) ? AM_true : AM_false)
 
+/* MD5 of n bytes (bif_digest.c; the distribution handshake uses it too). */
+void digest_md5(const void *bytes, size_t n, unsigned char out[16]);
+
 #endif

@@ -94,6 +94,13 @@ static void md5_final(Md5 *m, unsigned char out[16]) {
     for (int i = 0; i < 16; i++) out[i] = (unsigned char)(m->s[i / 4] >> (8 * (i % 4)));
 }
 
+void digest_md5(const void *bytes, size_t n, unsigned char out[16]) {
+    Md5 m;
+    md5_init(&m);
+    md5_update(&m, bytes, n);
+    md5_final(&m, out);
+}
+
 Term bif_md5_1(Process *p, Term *args) {
     OutBuf b;
     if (!iodata_bytes(args[0], &b)) BIF_ERROR(p, AM_badarg);

@@ -12,6 +12,7 @@
 #include "proc.h"
 #include "term_build.h"
 #include "outbuf.h"
+#include "dist.h"
 
 #define A(name) atom_intern_cstr(name)
 
@@ -635,7 +636,7 @@ static Term info_item(Process *p, EtsTable *t, Term item)
     if (item == A("heir")) return t->heir;
     if (item == ATOM_TERM(name)) return t->name;
     if (item == ATOM_TERM(size)) return make_small(ets_table_size(t));
-    if (item == A("node")) return ATOM_TERM(nonode);
+    if (item == A("node")) return dist_this_node();
     if (item == A("named_table")) return BOOL(t->named);
     if (item == A("type")) return A(types[t->type]);
     if (item == A("keypos")) return make_small(t->keypos);

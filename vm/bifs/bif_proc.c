@@ -3,6 +3,7 @@
  * in bif_time.c). The machinery is in proc*.c and sched.c; these only check
  * arguments and shape results as Erlang does. */
 #include "bif.h"
+#include "dist/dist.h"
 #include "term_build.h"
 #include "atom.h"
 #include "proc.h"
@@ -188,7 +189,7 @@ static int spawn_opts_parse(Term l, SpawnOpts *o, MonOpts *mo) {
 }
 
 /* spawn_opt/3,5 take a node: only this one. */
-static int is_this_node(Term n) { return n == ATOM_TERM(nonode); }
+static int is_this_node(Term n) { return n == dist_this_node(); }
 
 Term bif_spawn_opt_2(Process *p, Term *args) {
     SpawnOpts o;
@@ -250,9 +251,13 @@ Term bif_unlink_1(Process *p, Term *args) {
 }
 
 static Term monitor_process(Process *p, Term target, const MonOpts *o) {
+    if (is_external_kind(target, EXT_PID) ||
+        (is_tuple(target) && tuple_arity(target) == 2 && is_atom(tuple_elems(target)[0]) &&
+         is_atom(tuple_elems(target)[1]) && tuple_elems(target)[1] != dist_this_node()))
+        return dist_monitor(p, target);            /* another node's (vm/dist) */
     uint64_t ref = proc_new_ref();
     if (is_tuple(target) && tuple_arity(target) == 2 && is_atom(tuple_elems(target)[0]) &&
-        tuple_elems(target)[1] == ATOM_TERM(nonode))
+        tuple_elems(target)[1] == dist_this_node())
         target = tuple_elems(target)[0];           /* {Name, node()} */
     if (is_atom(target)) {
         Term pid = proc_whereis(target);
@@ -330,7 +335,7 @@ static int flush_down(Process *p, uint64_t ref) {
 
 Term bif_demonitor_1(Process *p, Term *args) {
     if (!is_ref(args[0])) BIF_ERROR(p, AM_badarg);
-    proc_demonitor(p, ref_number(args[0]));
+    if (!proc_demonitor(p, ref_number(args[0]))) dist_demonitor(p, ref_number(args[0]));
     return AM_true;
 }
 
@@ -343,7 +348,7 @@ Term bif_demonitor_2(Process *p, Term *args) {
         else BIF_ERROR(p, AM_badarg);
     }
     uint64_t ref = ref_number(args[0]);
-    int active = proc_demonitor(p, ref);
+    int active = proc_demonitor(p, ref) || dist_demonitor(p, ref);
     if (flush) flush_down(p, ref);
     return info ? (active ? AM_true : AM_false) : AM_true;
 }
@@ -399,9 +404,15 @@ Term bif_registered_0(Process *p, Term *args) { (void)args; return proc_register
 /* erlang:send/2 */
 Term bif_send_2(Process *p, Term *args) {
     Term to = args[0];
+    if (is_ref(to)) { p->reds -= (SWord)proc_send_alias(p, to, args[1]); return args[1]; }
+    if (is_boxed(to)) {                      /* another node's (vm/dist) */
+        long r = dist_send(p, to, args[1]);
+        if (r < 0) BIF_ERROR(p, AM_badarg);
+        p->reds -= r;
+        return args[1];
+    }
     if (is_atom(to)) to = proc_whereis(to);
     if (to != THE_NON_VALUE && is_port(to)) { port_send(p, to, args[1]); return args[1]; }
-    if (is_ref(to)) { p->reds -= (SWord)proc_send_alias(p, to, args[1]); return args[1]; }
     if (to == THE_NON_VALUE || !is_pid(to)) BIF_ERROR(p, AM_badarg);
     p->reds -= (SWord)proc_send(p, to, args[1]);
     return args[1];
@@ -454,8 +465,6 @@ Term bif_yield_0(Process *p, Term *args) {
     p->reds = 0;           /* the next call gives the scheduler back */
     return AM_true;
 }
-
-Term bif_node_0(Process *p, Term *args) { (void)p; (void)args; return ATOM_TERM(nonode); }
 
 Term bif_group_leader_0(Process *p, Term *args) {
     (void)args;

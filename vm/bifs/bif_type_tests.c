@@ -19,9 +19,9 @@ Term bif_is_list_1(Process *p, Term *args) {
     return BOOL(is_list(args[0]) || is_nil(args[0]));
 }
 Term bif_is_tuple_1(Process *p, Term *args) { (void)p; return BOOL(is_tuple(args[0])); }
-Term bif_is_pid_1(Process *p, Term *args) { (void)p; return BOOL(is_pid(args[0])); }
-Term bif_is_port_1(Process *p, Term *args) { (void)p; return BOOL(is_port(args[0])); }
-Term bif_is_reference_1(Process *p, Term *args) { (void)p; return BOOL(is_ref(args[0])); }
+Term bif_is_pid_1(Process *p, Term *args) { (void)p; return BOOL(is_any_pid(args[0])); }
+Term bif_is_port_1(Process *p, Term *args) { (void)p; return BOOL(is_any_port(args[0])); }
+Term bif_is_reference_1(Process *p, Term *args) { (void)p; return BOOL(is_any_ref(args[0])); }
 Term bif_is_function_1(Process *p, Term *args) { (void)p; return BOOL(is_fun(args[0])); }
 
 Term bif_is_function_2(Process *p, Term *args) {

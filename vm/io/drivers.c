@@ -9,6 +9,7 @@
 
 extern const DrvEntry drv_echo, drv_textscan, drv_spawn, drv_spawn_executable;
 extern const DrvEntry drv_tcp_inet, drv_udp_inet;          /* vm/dist: sockets */
+extern const DrvEntry drv_dist_listen, drv_dist_conn;     /* vm/dist */
 
 static const DrvEntry *const drivers[] = {
     &drv_echo,
@@ -17,6 +18,8 @@ static const DrvEntry *const drivers[] = {
     &drv_spawn_executable,
     &drv_tcp_inet,
     &drv_udp_inet,
+    &drv_dist_listen,
+    &drv_dist_conn,
 };
 #define NDRIVERS (sizeof drivers / sizeof drivers[0])
 static int unavailable[NDRIVERS];            /* init() said no */

@@ -38,6 +38,7 @@
 #include "timer.h"
 #include "bif_io.h"
 #include "mem_limit.h"
+#include "dist/dist.h"
 
 #define MINI_VERSION "0.1"
 
@@ -164,6 +165,13 @@ static Term make_args(Process *p, int argc, char **argv, int atoms) {
  * until it ends; returns the exit status. */
 static int run_first(Term module, Term fun, Term args) {
     uint64_t ref;
+    if (dist_alive()) {
+        /* net_kernel (stdlib/net_kernel.mini) owns the node's connections;
+         * registered before anything runs, so a first send can ask it */
+        Term k = proc_spawn(NULL, ATOM_TERM(net_kernel), atom_intern_cstr("start_kernel"), NIL, NULL, &ref);
+        Process *kp = proc_lookup(k);
+        if (kp) { proc_register(ATOM_TERM(net_kernel), kp); proc_release(kp); }
+    }
     Term pid = proc_spawn(NULL, module, fun, args, NULL, &ref);
     int status = sched_run(pid);
     async_shutdown();
@@ -208,6 +216,8 @@ int main(int argc, char **argv) {
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (cores < 1) cores = 1;
     int schedulers = cores < MAX_SCHEDULERS ? cores : MAX_SCHEDULERS, online = -1, smp = 1, async = 0;
+    const char *node_name = NULL, *cookie = NULL;      /* -sname/-name, -setcookie */
+    int longnames = 0, hidden = 0;
     /* -s/-eval/-run in order, as a Mini list built on a scratch heap */
     Process *tmp = process_new_memory(MIN_HEAP_SIZE);
     Term actions = NIL, *last = &actions;
@@ -267,6 +277,15 @@ int main(int argc, char **argv) {
                 return bad_value(a, argv[i + 1], "takes enable, auto or disable");
             smp = strcmp(argv[i + 1], "disable") != 0;
             i++;
+        } else if (strcmp(a, "-sname") == 0 || strcmp(a, "-name") == 0) {
+            if (i + 1 >= argc) return bad_flag(a, "missing node name after");
+            node_name = argv[++i];
+            longnames = a[1] == 'n';
+        } else if (strcmp(a, "-setcookie") == 0) {
+            if (i + 1 >= argc) return bad_flag(a, "missing cookie after");
+            cookie = argv[++i];
+        } else if (strcmp(a, "-hidden") == 0) {
+            hidden = 1;
         } else if (strcmp(a, "-noshell") == 0) {
             noshell = 1;
         } else if (strcmp(a, "-s") == 0 || strcmp(a, "-run") == 0) {
@@ -322,6 +341,7 @@ int main(int argc, char **argv) {
     if (online > 0 && smp) sched_set_online(online);
     async_init(async);
     port_drivers_init();
+    if (node_name && dist_start(node_name, longnames, cookie, hidden) < 0) return 1;
 
     if (i < argc) {
         process_free_memory(tmp);
