@@ -91,6 +91,8 @@ static int is_autoimported(const char *name, int arity) {
     return 0;
 }
 
+int compiler_is_autoimported(const char *name, int arity) { return is_autoimported(name, arity); }
+
 static Expr *atom_expr(const char *name, int line, int col) {
     Expr *e = ast_expr(E_ATOM, line, col);
     e->name = ast_intern(name, strlen(name));

@@ -23,6 +23,9 @@ CodeModule *compiler_compile_module(const char *file, const char *src, size_t le
  * `-I DIR` directories, the code path, and the library root whose App/
  * folders include_lib("App/...") names. Set at start-up, before any thread
  * compiles. */
+/* Is name/arity one of Erlang's auto-imported BIFs (autoimport.def)? The
+ * error reports write those without `erlang:`. */
+int compiler_is_autoimported(const char *name, int arity);
 void compiler_include_dir_add(const char *dir);
 void compiler_code_dir_add(const char *dir);
 void compiler_lib_root_set(const char *dir);

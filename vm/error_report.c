@@ -7,9 +7,9 @@
  * of module erlang the `*** argument N: not a tuple` lines that OTP's
  * erl_erts_errors gives (error_args.c).
  *
- * The shell's own frames are not the user's business: trailing frames of
- * the modules that run the shell (shell, init, and the throwaway
- * '$shell_eval_N' modules) are dropped, as erl's shell drops erl_eval's and
+ * The shell's own frames are not the user's business: the trace stops at
+ * the first frame of the modules that run the shell (shell, init, and the
+ * throwaway '$shell_eval_N' modules), as erl's shell drops erl_eval's and
  * its own.
  */
 #include <stdio.h>
@@ -22,6 +22,7 @@
 #include "atom.h"
 #include "print.h"
 #include "module.h"
+#include "compiler.h"
 
 /* erl_error's layout: the shell formats at column 4 ("** " before it), so
  * the frame lines are indented by 5 and the explanation's values start at
@@ -29,12 +30,6 @@
 #define REPORT_INDENT 3
 #define LINE_LEN 80
 #define ARG_DEPTH 30
-
-static const struct { const char *name; int arity; } autoimports[] = {
-#define AUTO(n, a) { #n, a },
-#include "autoimport.def"
-#undef AUTO
-};
 
 static int is_tagged(Term t, Term tag, UWord arity) {
     return is_tuple(t) && tuple_arity(t) == arity && tuple_elems(t)[0] == tag;
@@ -66,11 +61,11 @@ int error_is_shell_module(Term m) {
 static int is_autoimported(Term f, int arity) {
     size_t n;
     const char *t = atom_name(f, &n);
-    for (size_t i = 0; i < sizeof autoimports / sizeof autoimports[0]; i++)
-        if (autoimports[i].arity == arity && strlen(autoimports[i].name) == n &&
-            memcmp(autoimports[i].name, t, n) == 0)
-            return 1;
-    return 0;
+    char name[256];
+    if (n >= sizeof name) return 0;
+    memcpy(name, t, n);
+    name[n] = 0;
+    return compiler_is_autoimported(name, arity);
 }
 
 /* erl_internal:op_type/2: is erlang:F/A an operator? */
@@ -322,12 +317,15 @@ void error_format(OutBuf *b, int cls, Term reason, Term trace) {
         ob_free(&t);
     }
     ob_putc(b, '\n');
-    /* the frames up to the shell's own */
+    /* the frames above the first of the shell's own: below it is only the
+     * machinery that ran the user's code (the evaluator, -eval, init) */
     Term frames[64];
     int n = 0;
-    for (Term l = rest; is_list(l) && n < 64; l = list_tail(l))
-        if (is_frame(list_head(l))) frames[n++] = list_head(l);
-    while (n > 0 && error_is_shell_module(tuple_elems(frames[n - 1])[0])) n--;
+    for (Term l = rest; is_list(l) && n < 64; l = list_tail(l)) {
+        if (!is_frame(list_head(l))) continue;
+        if (error_is_shell_module(tuple_elems(list_head(l))[0])) break;
+        frames[n++] = list_head(l);
+    }
     for (int i = 0; i < n; i++) put_frame(b, frames[i], i == 0);
 }
 
