@@ -210,13 +210,20 @@ static void peer_closed(Tcp *t) {
 }
 
 /* Delivers what is buffered and reads while somebody wants data: at most
- * READ_TURN bytes; the rest is reported again by the poller. */
-static void pump(Tcp *t) {
+ * READ_TURN bytes; the rest is reported again by the poller. `polled`: the
+ * poller said the fd is readable. The fd stays selected when nobody wants
+ * data any more (a socket in {active, once} or recv after recv wants data
+ * again at once, and selecting costs two epoll_ctl calls); it is deselected
+ * when readiness comes and nobody wants it (tcp_ready_input). While it is
+ * selected, a pump that the poller did not start does not try to read: the
+ * poller will tell. */
+static void pump(Tcp *t, int polled) {
     static __thread char buf[READ_CHUNK];
     for (size_t got = 0;;) {
         packets_out(t);
-        if (!wants_data(t)) { sel_read(t, 0); return; }
+        if (!wants_data(t)) return;
         if (t->eof) { peer_closed(t); return; }
+        if (!polled && t->rsel) return;
         if (got >= READ_TURN) { sel_read(t, 1); return; }
         ssize_t n = recv(t->fd, buf, sizeof buf, 0);
         if (n > 0) {
@@ -286,7 +293,7 @@ static void connect_done(Tcp *t) {
     }
     t->state = ST_CONNECTED;
     async_reply(t, t->conn, inet_atoms.ok);
-    pump(t);
+    pump(t, 0);
 }
 
 /* ---- sending ---- */
@@ -363,7 +370,7 @@ static long op_setopts(Tcp *t, const unsigned char *buf, size_t len, DrvBuf *r) 
     int e = inet_setopts(t->fd, &t->o, buf, len, &aset, &aval);
     if (e) return inet_reply_errno(r, e);
     if (aset) set_active(t, aval, aset == 2);
-    if (t->state == ST_CONNECTED) pump(t);
+    if (t->state == ST_CONNECTED) pump(t, 0);
     return inet_reply_ok(r, NULL, 0);
 }
 
@@ -432,7 +439,7 @@ static long tcp_control(void *drv, unsigned cmd, const char *cbuf, size_t len, D
         t->recv = w;
         t->recv_len = t->o.packet ? 0 : inet_get32(buf);
         t->recv_waiting = 1;
-        pump(t);                          /* often answers at once */
+        pump(t, 0);                       /* often answers at once */
         return inet_reply_wait(r, w.ref);
     }
     case INET_OP_CANCEL: {
@@ -490,7 +497,9 @@ static void tcp_ready_input(void *drv, int fd) {
     Tcp *t = drv;
     if (fd != t->fd) return;
     if (t->state == ST_LISTEN) accepts_run(t);
-    else if (t->state == ST_CONNECTED) pump(t);
+    else if (t->state != ST_CONNECTED) sel_read(t, 0);
+    else if (!wants_data(t)) sel_read(t, 0);      /* nobody reads: the kernel keeps it */
+    else pump(t, 1);
 }
 
 static void tcp_ready_output(void *drv, int fd) {
