@@ -31,6 +31,7 @@
 
 #include "inet_sock.h"
 #include "atom.h"
+#include "proc.h"
 
 enum { READ_CHUNK = 65536, READ_TURN = 4 * READ_CHUNK };
 enum { QUEUE_HIGH = 1 << 20, QUEUE_LOW = 1 << 16 };
@@ -254,8 +255,21 @@ static void pump(Tcp *t, int polled) {
 
 /* ---- accepting and connecting ---- */
 
+static int alive(Term pid) {
+    Process *p = proc_lookup(pid);
+    if (p) proc_release(p);
+    return p != NULL;
+}
+
+/* Accepts for the waiting acceptors, oldest first. One that has died
+ * meanwhile is dropped first: the connection goes to a live one instead of
+ * a message nobody reads (with the fd in it). */
 static void accepts_run(Tcp *t) {
     while (t->nacc > 0) {
+        if (!alive(t->acc[0].pid)) {
+            memmove(t->acc, t->acc + 1, (size_t)--t->nacc * sizeof *t->acc);
+            continue;
+        }
         int fd = accept4(t->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED) continue;
