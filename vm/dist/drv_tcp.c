@@ -118,6 +118,13 @@ static void tcp_stop(void *drv) {
     /* accepts and a recv still waiting are told, as Erlang tells them */
     for (int i = 0; i < t->nacc; i++) async_reply(t, t->acc[i], error_of(t, inet_atoms.closed));
     if (t->recv_waiting) async_reply(t, t->recv, error_of(t, inet_atoms.closed));
+    if (t->busy) {
+        /* a sender waiting for the queue to drain */
+        Term *hp = driver_heap(t->port, 4);
+        hp[0] = make_tuple_header(3); hp[1] = inet_atoms.inet_reply; hp[2] = driver_port_term(t->port);
+        hp[3] = error_of(t, inet_atoms.closed);
+        driver_send(t->port, t->busy_w.pid, make_boxed(hp));
+    }
     if (t->fd >= 0) {
         sel_read(t, 0);
         sel_write(t, 0);
