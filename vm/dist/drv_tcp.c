@@ -31,6 +31,7 @@
 
 #include "inet_sock.h"
 #include "atom.h"
+#include "proc.h"
 
 enum { READ_CHUNK = 65536, READ_TURN = 4 * READ_CHUNK };
 enum { QUEUE_HIGH = 1 << 20, QUEUE_LOW = 1 << 16 };
@@ -117,6 +118,13 @@ static void tcp_stop(void *drv) {
     /* accepts and a recv still waiting are told, as Erlang tells them */
     for (int i = 0; i < t->nacc; i++) async_reply(t, t->acc[i], error_of(t, inet_atoms.closed));
     if (t->recv_waiting) async_reply(t, t->recv, error_of(t, inet_atoms.closed));
+    if (t->busy) {
+        /* a sender waiting for the queue to drain */
+        Term *hp = driver_heap(t->port, 4);
+        hp[0] = make_tuple_header(3); hp[1] = inet_atoms.inet_reply; hp[2] = driver_port_term(t->port);
+        hp[3] = error_of(t, inet_atoms.closed);
+        driver_send(t->port, t->busy_w.pid, make_boxed(hp));
+    }
     if (t->fd >= 0) {
         sel_read(t, 0);
         sel_write(t, 0);
@@ -210,13 +218,20 @@ static void peer_closed(Tcp *t) {
 }
 
 /* Delivers what is buffered and reads while somebody wants data: at most
- * READ_TURN bytes; the rest is reported again by the poller. */
-static void pump(Tcp *t) {
+ * READ_TURN bytes; the rest is reported again by the poller. `polled`: the
+ * poller said the fd is readable. The fd stays selected when nobody wants
+ * data any more (a socket in {active, once} or recv after recv wants data
+ * again at once, and selecting costs two epoll_ctl calls); it is deselected
+ * when readiness comes and nobody wants it (tcp_ready_input). While it is
+ * selected, a pump that the poller did not start does not try to read: the
+ * poller will tell. */
+static void pump(Tcp *t, int polled) {
     static __thread char buf[READ_CHUNK];
     for (size_t got = 0;;) {
         packets_out(t);
-        if (!wants_data(t)) { sel_read(t, 0); return; }
+        if (!wants_data(t)) return;
         if (t->eof) { peer_closed(t); return; }
+        if (!polled && t->rsel) return;
         if (got >= READ_TURN) { sel_read(t, 1); return; }
         ssize_t n = recv(t->fd, buf, sizeof buf, 0);
         if (n > 0) {
@@ -247,8 +262,21 @@ static void pump(Tcp *t) {
 
 /* ---- accepting and connecting ---- */
 
+static int alive(Term pid) {
+    Process *p = proc_lookup(pid);
+    if (p) proc_release(p);
+    return p != NULL;
+}
+
+/* Accepts for the waiting acceptors, oldest first. One that has died
+ * meanwhile is dropped first: the connection goes to a live one instead of
+ * a message nobody reads (with the fd in it). */
 static void accepts_run(Tcp *t) {
     while (t->nacc > 0) {
+        if (!alive(t->acc[0].pid)) {
+            memmove(t->acc, t->acc + 1, (size_t)--t->nacc * sizeof *t->acc);
+            continue;
+        }
         int fd = accept4(t->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED) continue;
@@ -286,7 +314,7 @@ static void connect_done(Tcp *t) {
     }
     t->state = ST_CONNECTED;
     async_reply(t, t->conn, inet_atoms.ok);
-    pump(t);
+    pump(t, 0);
 }
 
 /* ---- sending ---- */
@@ -363,7 +391,7 @@ static long op_setopts(Tcp *t, const unsigned char *buf, size_t len, DrvBuf *r) 
     int e = inet_setopts(t->fd, &t->o, buf, len, &aset, &aval);
     if (e) return inet_reply_errno(r, e);
     if (aset) set_active(t, aval, aset == 2);
-    if (t->state == ST_CONNECTED) pump(t);
+    if (t->state == ST_CONNECTED) pump(t, 0);
     return inet_reply_ok(r, NULL, 0);
 }
 
@@ -432,7 +460,7 @@ static long tcp_control(void *drv, unsigned cmd, const char *cbuf, size_t len, D
         t->recv = w;
         t->recv_len = t->o.packet ? 0 : inet_get32(buf);
         t->recv_waiting = 1;
-        pump(t);                          /* often answers at once */
+        pump(t, 0);                       /* often answers at once */
         return inet_reply_wait(r, w.ref);
     }
     case INET_OP_CANCEL: {
@@ -490,7 +518,9 @@ static void tcp_ready_input(void *drv, int fd) {
     Tcp *t = drv;
     if (fd != t->fd) return;
     if (t->state == ST_LISTEN) accepts_run(t);
-    else if (t->state == ST_CONNECTED) pump(t);
+    else if (t->state != ST_CONNECTED) sel_read(t, 0);
+    else if (!wants_data(t)) sel_read(t, 0);      /* nobody reads: the kernel keeps it */
+    else pump(t, 1);
 }
 
 static void tcp_ready_output(void *drv, int fd) {
