@@ -64,6 +64,11 @@ static void add_module_info(Module *m) {
     m->exports = ex; m->nexports = ne;
 }
 
+static __thread int warnings_wanted;
+int compiler_warnings_off;
+
+void compiler_warnings_want(int on) { warnings_wanted = on; }
+
 CodeModule *compiler_compile_module(const char *file, const char *src, size_t len,
                                     const char *expect) {
     Module *m = parse_module(file, src, len);
@@ -74,6 +79,7 @@ CodeModule *compiler_compile_module(const char *file, const char *src, size_t le
                 expect);
         return NULL;
     }
+    if (warnings_wanted && !compiler_warnings_off) warnings_module(m);
     return codegen_module(m);
 }
 

@@ -19,6 +19,13 @@
 CodeModule *compiler_compile_module(const char *file, const char *src, size_t len,
                                     const char *expect);
 
+/* Whether the next compiles on the calling thread print erlc's warnings
+ * (unused variables and functions, shadowed variables): `mini file.mini`
+ * and the shell's c/1,2 ask for them, modules loaded by name from the
+ * code path do not. compiler_warnings_off (-W0) silences them all. */
+void compiler_warnings_want(int on);
+extern int compiler_warnings_off;
+
 /* Where -include and -include_lib look (compiler/include.c has the order):
  * `-I DIR` directories, the code path, and the library root whose App/
  * folders include_lib("App/...") names. Set at start-up, before any thread

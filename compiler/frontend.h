@@ -24,6 +24,9 @@ Expr **parse_exprs(const char *file, const char *src, size_t len, int *nexprs,
 
 /* Checks a parsed module; prints each error; returns the number of errors. */
 int check_module(Module *m);
+/* Prints erlc's warnings for a module that checked clean (warnings.c);
+ * returns their number. */
+int warnings_module(Module *m);
 /* Checks the shell's expressions with `bound` names bound (m gives the file
  * name and source for messages); *after gets the names bound afterwards. */
 int check_exprs(Module *m, Expr **body, int n, const char **bound, int nbound,

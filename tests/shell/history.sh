@@ -5,6 +5,9 @@ start
 expect_last "1>"
 line 'Val = 6 * 7.'
 expect "42"
+# keys sent before readline shows the prompt are echoed by the terminal
+# itself (^[[A): wait for the prompt
+expect_last "2>"
 send Up
 expect_last "2> Val = 6 * 7."
 send C-u

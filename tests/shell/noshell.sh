@@ -63,6 +63,13 @@ cmp -s "$TMPD/want.s" "$TMPD/out.s" || { diff "$TMPD/want" "$TMPD/out"; fail "ou
 "$BIN" -noshell -eval 'spawn(fun() -> receive after 100 -> io:format("late~n") end end)' \
     > "$TMPD/out" 2> "$TMPD/err" < /dev/null; st=$?
 [ $st = 0 ] && [ "$(cat "$TMPD/out")" = late ] || fail "late process: status $st"
+# many processes ending at once, on every scheduler set-up: the run ends
+# with 0 once the last has gone, never with a deadlock report
+for flags in "-smp disable" "+S 1" "+S 2" "+S 4"; do
+    "$BIN" $flags -noshell -eval '[spawn(fun() -> receive after 1 -> ok end end) || _ <- lists:seq(1, 20000)]' \
+        > "$TMPD/out" 2>&1 < /dev/null; st=$?
+    [ $st = 0 ] && [ ! -s "$TMPD/out" ] || fail "20000 processes with $flags: status $st"
+done
 # -s init stop from the command line, after the actions before it
 "$BIN" -noshell -eval 'io:format("a~n")' -s init stop > "$TMPD/out" 2>&1 < /dev/null; st=$?
 [ $st = 0 ] && [ "$(cat "$TMPD/out")" = a ] || fail "-s init stop: status $st"

@@ -48,6 +48,7 @@ static void usage(FILE *f) {
         "  (no file)           start the interactive shell\n"
         "  file.mini           run its main/1 (or main/0); the VM ends when main returns\n"
         "  -S file.mini        print the module's bytecode\n"
+        "  -W0                 no compiler warnings (unused variables, functions, ...)\n"
         "  -pa DIR             add DIR to the code path\n"
         "  -I DIR              add DIR to the -include search path\n"
         "  +S N | +S N:M       scheduler threads (N, at most 64), of which M online;\n"
@@ -189,7 +190,9 @@ static int run_file(const char *file, int show_code, int argc, char **argv) {
         disasm_module(stdout, cm);
         return 0;
     }
+    compiler_warnings_want(1);     /* erlc's warnings for this file, not the library's */
     LoadedModule *lm = module_load_file(file);
+    compiler_warnings_want(0);
     if (!lm) return 1;
     Export *e = export_get(lm->name, ATOM_TERM(main), 1);
     int arity = 1;
@@ -225,6 +228,7 @@ int main(int argc, char **argv) {
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-S") == 0) show_code = 1;
+        else if (strcmp(a, "-W0") == 0) compiler_warnings_off = 1;
         else if (strcmp(a, "-I") == 0) {
             if (i + 1 >= argc) return bad_flag(a, "missing directory after");
             compiler_include_dir_add(argv[++i]);

@@ -220,26 +220,6 @@ Term bif_shell_format_exception_3(Process *p, Term *args) {
 
 /* ---- loading code: c/1 and l/1 ---- */
 
-/* erlang:'$shell_c'(Mod) -> {ok, Mod} | error: compiles Mod.mini in the
- * current directory and loads it; errors go to stderr as from the compiler. */
-Term bif_shell_c_1(Process *p, Term *args) {
-    OutBuf path;
-    ob_init(&path);
-    if (is_atom(args[0])) {
-        size_t len;
-        const char *s = atom_name(args[0], &len);
-        ob_write(&path, s, len);
-    } else if (shell_list_to_text(args[0], &path) < 0) {
-        ob_free(&path);
-        BIF_ERROR(p, AM_badarg);
-    }
-    if (path.len < 5 || strcmp(ob_cstr(&path) + path.len - 5, ".mini") != 0) ob_puts(&path, ".mini");
-    LoadedModule *lm = module_load_file(ob_cstr(&path));
-    ob_free(&path);
-    if (!lm) return AM_error;
-    return tuple2(p, AM_ok, lm->name);
-}
-
 /* erlang:'$shell_c'(Path, Defines, IncludeDirs) -> {ok, Mod} | error: c/2
  * (stdlib/shell_default.mini) has found the file and turned its options
  * into Defines, `-define(M, V). ` forms put before the source on its first
@@ -279,7 +259,9 @@ Term bif_shell_c_3(Process *p, Term *args) {
     char *dot = strrchr(expect, '.');
     if (dot) *dot = 0;
     compiler_include_dirs_extra(dirs, k);
+    compiler_warnings_want(1);
     CodeModule *cm = compiler_compile_module(file, text, tlen, expect);
+    compiler_warnings_want(0);
     compiler_include_dirs_extra(NULL, 0);
     LoadedModule *lm = cm ? module_load_compiled(cm) : NULL;
     if (!lm) return AM_error;

@@ -1,0 +1,23 @@
+# warnings.sh — erlc's warnings (unused variables and functions, shadowed
+# variables), word for word and in erlc's layout: warnings.err is erlc's
+# own output for warnings.mini copied to warnings.erl (only the file name
+# changed). `mini FILE` and the shell's c/1 print them; -W0 silences them;
+# a module loaded by name from the code path compiles silently.
+BIN=${1:-bin/mini}
+DIR=tests/shell
+TMPD=$(mktemp -d)
+trap 'rm -rf "$TMPD"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+"$BIN" $DIR/warnings.mini > "$TMPD/out" 2> "$TMPD/err" < /dev/null; st=$?
+[ $st = 0 ] && [ "$(cat "$TMPD/out")" = ran ] || fail "run: status $st"
+cmp -s $DIR/warnings.err "$TMPD/err" || { diff $DIR/warnings.err "$TMPD/err"; fail "mini FILE warnings"; }
+"$BIN" -W0 $DIR/warnings.mini > "$TMPD/out" 2> "$TMPD/err" < /dev/null
+[ "$(cat "$TMPD/out")" = ran ] && [ ! -s "$TMPD/err" ] || { cat "$TMPD/err"; fail "-W0 still warns"; }
+# the shell's c/1: the same text, then {ok, Mod}
+printf 'c("%s/warnings.mini").\nwarnings:main().\n' $DIR | "$BIN" > "$TMPD/out" 2> "$TMPD/err"
+cmp -s $DIR/warnings.err "$TMPD/err" || { diff $DIR/warnings.err "$TMPD/err"; fail "c/1 warnings"; }
+grep -q '^1> {ok,warnings}$' "$TMPD/out" && grep -q '^2> ran$' "$TMPD/out" || { cat "$TMPD/out"; fail "c/1 result"; }
+# loaded by name (the library's way): no warnings
+"$BIN" -pa $DIR -noshell -s warnings main > "$TMPD/out" 2> "$TMPD/err" < /dev/null
+[ "$(cat "$TMPD/out")" = ran ] && [ ! -s "$TMPD/err" ] || { cat "$TMPD/err"; fail "loading by name warns"; }
+exit 0
