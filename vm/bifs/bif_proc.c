@@ -306,7 +306,9 @@ Term bif_alias_1(Process *p, Term *args) {
 
 Term bif_unalias_1(Process *p, Term *args) {
     if (!is_ref(args[0])) BIF_ERROR(p, AM_badarg);
-    return BOOL(proc_unalias(p, ref_number(args[0])));
+    Term r = BOOL(proc_unalias(p, ref_number(args[0])));
+    if (p->exiting) p->reds = 0;   /* its drain met a kill: stop at the next call */
+    return r;
 }
 
 /* Drops a {'DOWN', Ref, ...} already queued, for demonitor(Ref, [flush]). */
