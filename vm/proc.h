@@ -133,6 +133,7 @@ int proc_group_leader_signal(Term leader, Term pid);
  * an alias costs reductions as proc_send, and is dropped if it is not
  * active. */
 uint64_t proc_alias_new(Process *p, int mode);
+Monitor *proc_alias_find(Process *p, uint64_t ref);   /* the active alias entry, or NULL */
 void proc_alias_activate(Process *p, Monitor *mo, int mode);
 int proc_unalias(Process *p, uint64_t ref);
 void proc_alias_forget(uint64_t ref);

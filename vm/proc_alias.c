@@ -135,8 +135,8 @@ int proc_unalias(Process *p, uint64_t ref) {
     /* messages that came before unalias pass, as in Erlang: act on the
      * inbox first */
     proc_drain(p);
-    Monitor *mo = proc_monitor_find(p, ref, -1);
-    if (!mo || mo->alias == ALIAS_NONE) return 0;
+    Monitor *mo = proc_alias_find(p, ref);
+    if (!mo) return 0;
     table_del(ref);
     mo->alias = ALIAS_NONE;
     if (mo->out == MON_ALIAS) proc_monitor_drop(p, mo);

@@ -152,6 +152,14 @@ Monitor *proc_monitor_find(Process *p, uint64_t ref, int out) {
     return NULL;
 }
 
+/* The entry that makes ref an active alias (a monitor of oneself also has
+ * an in entry with the same ref), or NULL. */
+Monitor *proc_alias_find(Process *p, uint64_t ref) {
+    for (int i = 0; i < p->nmonitors; i++)
+        if (p->monitors[i].ref == ref && p->monitors[i].alias != ALIAS_NONE) return &p->monitors[i];
+    return NULL;
+}
+
 void proc_monitor_drop(Process *p, Monitor *mo) {
     if (mo->tag) proc_message_free(mo->tag);
     *mo = p->monitors[--p->nmonitors];
@@ -435,8 +443,8 @@ static int handle_signal(Process *p, Message **mp) {
         return 1;
     }
     case SIG_ALIAS: {
-        Monitor *mo = proc_monitor_find(p, sig_ref(m), -1);
-        if (!mo || mo->alias == ALIAS_NONE) break;     /* unaliased: dropped */
+        Monitor *mo = proc_alias_find(p, sig_ref(m));
+        if (!mo) break;                                /* unaliased: dropped */
         if (mo->alias == ALIAS_REPLY_DEMONITOR && mo->out == MON_OUT) {
             proc_demonitor(p, mo->ref);
         } else if (mo->alias == ALIAS_REPLY || mo->alias == ALIAS_REPLY_DEMONITOR) {

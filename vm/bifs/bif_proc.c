@@ -265,13 +265,15 @@ static Term monitor_process(Process *p, Term target, const MonOpts *o) {
             /* {'DOWN', Ref, process, {Name, node()}, noproc}, with the
              * options applied before it is drained */
             proc_monitor_noproc(p, ref, target);
-        } else {
+        } else if (pid != p->pid) {
             proc_monitor(p, pid, ref);
             Monitor *mo = proc_monitor_find(p, ref, MON_OUT);
             if (mo) mo->name = target;
         }
     } else if (is_pid(target)) {
-        proc_monitor(p, target, ref);
+        /* a monitor of oneself is no monitor (nor alias) in OTP: it could
+         * never fire */
+        if (target != p->pid) proc_monitor(p, target, ref);
     } else {
         BIF_ERROR(p, AM_badarg);
     }
@@ -311,7 +313,9 @@ Term bif_alias_1(Process *p, Term *args) {
 
 Term bif_unalias_1(Process *p, Term *args) {
     if (!is_ref(args[0])) BIF_ERROR(p, AM_badarg);
-    return BOOL(proc_unalias(p, ref_number(args[0])));
+    Term r = BOOL(proc_unalias(p, ref_number(args[0])));
+    if (p->exiting) p->reds = 0;   /* its drain met a kill: stop at the next call */
+    return r;
 }
 
 /* Drops a {'DOWN', Ref, ...} already queued, for demonitor(Ref, [flush]). */
