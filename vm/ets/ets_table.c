@@ -449,6 +449,21 @@ static void account(EtsStripe *s, EtsObj *o, long sign)
 void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
 {
     if (t->type == ETS_ORDERED_SET) {
+        /* a key already there (the common overwrite): the new node takes
+         * the old one's place, and the tree's shape does not change */
+        Term key = ets_key(t, o->term);
+        for (EtsObj **link = &s->root; *link;) {
+            EtsObj *n = *link;
+            int c = ets_key_cmp(key, ets_key(t, n->term));
+            if (c == 0) {
+                o->left = n->left; o->right = n->right; o->height = n->height;
+                *link = o;
+                account(s, o, 1);
+                account(s, n, -1); ets_obj_free(n);
+                return;
+            }
+            link = c < 0 ? &n->left : &n->right;
+        }
         EtsObj *rep = NULL;
         s->root = tree_insert(t, s->root, o, &rep);
         account(s, o, 1);
