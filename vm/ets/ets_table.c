@@ -446,6 +446,15 @@ static void account(EtsStripe *s, EtsObj *o, long sign)
                           sign * (long)(o->words + sizeof *o / sizeof(Term)), memory_order_relaxed);
 }
 
+/* The link to the first object of key in its chain, or the chain's end. */
+static EtsObj **chain_point(EtsTable *t, EtsStripe *s, uint32_t hash, Term key)
+{
+    EtsObj **pp = &s->buckets[bucket_of(s, hash)];
+    while (*pp && !((*pp)->hash == hash && term_eq_exact(ets_key(t, (*pp)->term), key)))
+        pp = &(*pp)->next;
+    return pp;
+}
+
 void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
 {
     if (t->type == ETS_ORDERED_SET) {
@@ -470,11 +479,10 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
         if (rep) { account(s, rep, -1); ets_obj_free(rep); }
         return;
     }
-    if (s->count >= s->nbuckets) stripe_grow(s);
-    EtsObj **pp = &s->buckets[bucket_of(s, o->hash)];
+    if (!s->nbuckets) stripe_grow(s);
+    if (!s->nbuckets) { ets_obj_free(o); return; }      /* out of memory */
     Term key = ets_key(t, o->term);
-    while (*pp && !((*pp)->hash == o->hash && term_eq_exact(ets_key(t, (*pp)->term), key)))
-        pp = &(*pp)->next;
+    EtsObj **pp = chain_point(t, s, o->hash, key);
     if (*pp && t->type == ETS_SET) {            /* replace */
         EtsObj *old = *pp;
         o->next = old->next;
@@ -488,6 +496,14 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
     while (*pp && (*pp)->hash == o->hash && term_eq_exact(ets_key(t, (*pp)->term), key)) {
         if (t->type == ETS_BAG && term_eq_exact((*pp)->term, o->term)) { ets_obj_free(o); return; }
         pp = &(*pp)->next;
+    }
+    /* only a new object grows the chain array: a replacement must not move
+     * the chains under a walk that replaces as it goes (select_replace) */
+    if (s->count >= s->nbuckets) {
+        stripe_grow(s);
+        pp = chain_point(t, s, o->hash, key);
+        while (*pp && (*pp)->hash == o->hash && term_eq_exact(ets_key(t, (*pp)->term), key))
+            pp = &(*pp)->next;
     }
     o->next = *pp;
     *pp = o;
