@@ -447,9 +447,13 @@ static void account(EtsStripe *s, EtsObj *o, long sign)
 }
 
 /* The link to the first object of key in its chain, or the chain's end. */
-static EtsObj **chain_point(EtsTable *t, EtsStripe *s, uint32_t hash, Term key)
+static inline EtsObj **chain_point(EtsTable *t, EtsStripe *s, uint32_t hash, Term key)
 {
     EtsObj **pp = &s->buckets[bucket_of(s, hash)];
+    if (is_immed(key)) {                /* =:= only to the same word */
+        while (*pp && ets_key(t, (*pp)->term) != key) pp = &(*pp)->next;
+        return pp;
+    }
     while (*pp && !((*pp)->hash == hash && term_eq_exact(ets_key(t, (*pp)->term), key)))
         pp = &(*pp)->next;
     return pp;
