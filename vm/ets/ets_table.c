@@ -446,20 +446,47 @@ static void account(EtsStripe *s, EtsObj *o, long sign)
                           sign * (long)(o->words + sizeof *o / sizeof(Term)), memory_order_relaxed);
 }
 
+/* The link to the first object of key in its chain, or the chain's end. */
+static inline EtsObj **chain_point(EtsTable *t, EtsStripe *s, uint32_t hash, Term key)
+{
+    EtsObj **pp = &s->buckets[bucket_of(s, hash)];
+    if (is_immed(key)) {                /* =:= only to the same word */
+        while (*pp && ets_key(t, (*pp)->term) != key) pp = &(*pp)->next;
+        return pp;
+    }
+    while (*pp && !((*pp)->hash == hash && term_eq_exact(ets_key(t, (*pp)->term), key)))
+        pp = &(*pp)->next;
+    return pp;
+}
+
 void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
 {
     if (t->type == ETS_ORDERED_SET) {
+        /* a key already there (the common overwrite): the new node takes
+         * the old one's place, and the tree's shape does not change */
+        Term key = ets_key(t, o->term);
+        for (EtsObj **link = &s->root; *link;) {
+            EtsObj *n = *link;
+            int c = ets_key_cmp(key, ets_key(t, n->term));
+            if (c == 0) {
+                o->left = n->left; o->right = n->right; o->height = n->height;
+                *link = o;
+                account(s, o, 1);
+                account(s, n, -1); ets_obj_free(n);
+                return;
+            }
+            link = c < 0 ? &n->left : &n->right;
+        }
         EtsObj *rep = NULL;
         s->root = tree_insert(t, s->root, o, &rep);
         account(s, o, 1);
         if (rep) { account(s, rep, -1); ets_obj_free(rep); }
         return;
     }
-    if (s->count >= s->nbuckets) stripe_grow(s);
-    EtsObj **pp = &s->buckets[bucket_of(s, o->hash)];
+    if (!s->nbuckets) stripe_grow(s);
+    if (!s->nbuckets) { ets_obj_free(o); return; }      /* out of memory */
     Term key = ets_key(t, o->term);
-    while (*pp && !((*pp)->hash == o->hash && term_eq_exact(ets_key(t, (*pp)->term), key)))
-        pp = &(*pp)->next;
+    EtsObj **pp = chain_point(t, s, o->hash, key);
     if (*pp && t->type == ETS_SET) {            /* replace */
         EtsObj *old = *pp;
         o->next = old->next;
@@ -473,6 +500,14 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
     while (*pp && (*pp)->hash == o->hash && term_eq_exact(ets_key(t, (*pp)->term), key)) {
         if (t->type == ETS_BAG && term_eq_exact((*pp)->term, o->term)) { ets_obj_free(o); return; }
         pp = &(*pp)->next;
+    }
+    /* only a new object grows the chain array: a replacement must not move
+     * the chains under a walk that replaces as it goes (select_replace) */
+    if (s->count >= s->nbuckets) {
+        stripe_grow(s);
+        pp = chain_point(t, s, o->hash, key);
+        while (*pp && (*pp)->hash == o->hash && term_eq_exact(ets_key(t, (*pp)->term), key))
+            pp = &(*pp)->next;
     }
     o->next = *pp;
     *pp = o;
