@@ -47,6 +47,8 @@ erpc back [2,1]"
 S=ds$$; C=dc$$
 $MINI -sname $S -setcookie dtest "$DIR/peer.mini" serve & PIDS="$PIDS $!"
 wait_node $S
+timeout 60 $MINI -sname ${C}s -setcookie dtest "$DIR/peer.mini" stress "$S@$HOST" >"$TMP/st" 2>&1
+check stress "$TMP/st" "stress [ok]"
 timeout 30 $MINI -sname $C -setcookie dtest "$DIR/peer.mini" call "$S@$HOST" >"$TMP/mm" 2>&1
 check mini_mini "$TMP/mm" "$EXPECT"
 
