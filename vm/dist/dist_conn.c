@@ -70,7 +70,7 @@ typedef struct Conn {
     Term node;                   /* NIL until the acceptor reads the name */
     DrvPort *port;
     int fd;
-    int state;
+    _Atomic int state;           /* ST_*: written by the port, read by senders */
     uint64_t peer_flags;
     uint32_t my_chal, peer_chal, peer_creation;
     int hidden;
