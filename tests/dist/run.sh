@@ -41,6 +41,9 @@ demonitor true
 no DOWN after demonitor
 remote spawn true
 spawn on no node true
+link exit normal
+no EXIT after unlink
+remote saw boom
 erpc back [2,1]"
 
 # Mini serves, Mini calls
@@ -138,6 +141,12 @@ receive {spawned, N} -> io:format(\"remote spawn ~p~n\", [node(Sp) =:= N]) after
 P = rpc:call(N, erlang, whereis, [echo], 5000),
 P ! {self(), pid},
 receive {echoed, pid} -> io:format(\"pid send ok~n\") after 5000 -> io:format(\"timeout~n\") end,
+process_flag(trap_exit, true),
+Sl = spawn_link(N, timer, sleep, [100]),
+receive {'EXIT', Sl, Rs} -> io:format(\"spawn_link exit ~p~n\", [Rs]) after 5000 -> io:format(\"timeout~n\") end,
+Q = spawn(N, timer, sleep, [300]),
+link(Q),
+receive {'EXIT', Q, Rq} -> io:format(\"link exit ~p~n\", [Rq]) after 5000 -> io:format(\"timeout~n\") end,
 halt()." >"$TMP/em" 2>&1
 check erl_to_mini "$TMP/em" "ping pong
 named send ok
@@ -147,13 +156,15 @@ t2b true true
 t2b true true
 t2b true true
 remote spawn true
-pid send ok"
+pid send ok
+spawn_link exit normal
+link exit normal"
 
 # erl serves, Mini calls
 E2=df$$
 erl -sname $E2 -setcookie dtest -noshell -eval "register(echo, spawn(fun L() -> receive {F, M} -> F ! {echoed, M}, L(); stop -> ok end end))." >/dev/null 2>&1 & PIDS="$PIDS $!"
 wait_node $E2
-timeout 30 $MINI -sname ${C}e -setcookie dtest "$DIR/peer.mini" call "$E2@$HOST" >"$TMP/me" 2>&1
+timeout 30 $MINI -sname ${C}e -setcookie dtest "$DIR/peer.mini" call "$E2@$HOST" erl >"$TMP/me" 2>&1
 check mini_to_erl "$TMP/me" "$EXPECT"
 
 E3=dg$$

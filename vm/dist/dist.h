@@ -51,5 +51,8 @@ long dist_send(struct Process *p, Term to, Term msg);
  * reference: 1 if it was one of p's. */
 Term dist_monitor(struct Process *p, Term target);
 int dist_demonitor(struct Process *p, uint64_t ref);
+/* link (on 1) / unlink (0) between p and another node's pid: handed to
+ * net_kernel, whose proxy holds the link (docs/distribution.md). */
+void dist_link(struct Process *p, Term remote, int on);
 
 #endif
