@@ -67,6 +67,7 @@ WATCH_EXPECT="ready
 down noconnection
 nodedown
 nodedown
+link noconnection
 nodes []
 ping pang
 send to down node hi"
