@@ -105,6 +105,25 @@ else
     echo "skip dist_garbage_survived: no bash for /dev/tcp"
 fi
 
+timeout 30 $MINI -setcookie dtest "$DIR/peer.mini" start ${C}k "${S}h@$HOST" >"$TMP/k" 2>&1
+check net_kernel_start "$TMP/k" "before nonode@nohost false
+started true true
+again error
+ping pong"
+
+# ~/.erlang.cookie: made when missing (20 capital letters, owner read-only),
+# refused when others can read it
+mkdir "$TMP/home"
+HOME="$TMP/home" timeout 10 $MINI -sname ${C}c -noshell -eval 'io:format("~s~n", [erlang:get_cookie()])' >"$TMP/ck" 2>&1
+if [ "$(cat "$TMP/ck")" = "$(cat "$TMP/home/.erlang.cookie")" ] && grep -qxE '[A-Z]{20}' "$TMP/ck" &&
+   [ "$(stat -c %a "$TMP/home/.erlang.cookie")" = 400 ]; then echo "ok   dist_cookie_file_made"
+else echo "FAIL dist_cookie_file_made"; cat "$TMP/ck"; FAIL=1; fi
+chmod 644 "$TMP/home/.erlang.cookie"
+if HOME="$TMP/home" timeout 10 $MINI -sname ${C}d -noshell -eval 'ok' >/dev/null 2>"$TMP/ck2"; then
+    echo "FAIL dist_cookie_file_refused (started)"; FAIL=1
+elif grep -q "accessible by owner only" "$TMP/ck2"; then echo "ok   dist_cookie_file_refused"
+else echo "FAIL dist_cookie_file_refused"; cat "$TMP/ck2"; FAIL=1; fi
+
 # wrong cookie: refused, the node stays up
 $MINI -sname ${S}b -setcookie right "$DIR/peer.mini" serve 2>"$TMP/refused" & PIDS="$PIDS $!"
 wait_node ${S}b
