@@ -147,6 +147,9 @@ void proc_signal_links_exit(Process *p, Term reason);
 /* An exit signal {'EXIT', From, Reason} from `from` (a pid or a port) to
  * `to`; link: as the death of a linked process. */
 void proc_send_exit(Term from, Term to, Term reason, int link);
+/* An exit signal from another node's process (vm/dist: a link across nodes
+ * ends), with exit/2's semantics. */
+void proc_send_exit_external(Term from, Term to, Term reason);
 /* The exit reason for an uncaught exception in p. */
 Term proc_exception_reason(Process *p);
 

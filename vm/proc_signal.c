@@ -259,6 +259,18 @@ static int send_exit(Term from, Term to, Term reason, int link) {
 
 void proc_send_exit(Term from, Term to, Term reason, int link) { send_exit(from, to, reason, link); }
 
+/* The same from another node's pid (a boxed term): From is copied into the
+ * block with the reason, and the signal's sender word points at the copy. */
+void proc_send_exit_external(Term from, Term to, Term reason) {
+    Term t[4] = { make_tuple_header(3), ATOM_TERM(EXIT), from, reason };
+    size_t n = copy_size(make_boxed(t));
+    Message *m = signal_alloc(n, SIG_EXIT, NIL, 0);
+    m->term = copy_term(make_boxed(t), m->mem);
+    m->mem[n] = tuple_elems(m->term)[1];
+    m->link = 0;
+    proc_deliver(to, m);
+}
+
 /* {'DOWN', Ref, process, Pid, Reason} to a monitoring process: a signal,
  * which the monitoring process delivers as a message only while it still
  * holds the monitor (so none comes after demonitor/1), with its tag and,

@@ -41,12 +41,17 @@ demonitor true
 no DOWN after demonitor
 remote spawn true
 spawn on no node true
+link exit normal
+no EXIT after unlink
+remote saw boom
 erpc back [2,1]"
 
 # Mini serves, Mini calls
 S=ds$$; C=dc$$
 $MINI -sname $S -setcookie dtest "$DIR/peer.mini" serve & PIDS="$PIDS $!"
 wait_node $S
+timeout 60 $MINI -sname ${C}s -setcookie dtest "$DIR/peer.mini" stress "$S@$HOST" >"$TMP/st" 2>&1
+check stress "$TMP/st" "stress [ok]"
 timeout 30 $MINI -sname $C -setcookie dtest "$DIR/peer.mini" call "$S@$HOST" >"$TMP/mm" 2>&1
 check mini_mini "$TMP/mm" "$EXPECT"
 
@@ -62,6 +67,7 @@ WATCH_EXPECT="ready
 down noconnection
 nodedown
 nodedown
+link noconnection
 nodes []
 ping pang
 send to down node hi"
@@ -98,6 +104,25 @@ if command -v bash >/dev/null 2>&1; then
 else
     echo "skip dist_garbage_survived: no bash for /dev/tcp"
 fi
+
+timeout 30 $MINI -setcookie dtest "$DIR/peer.mini" start ${C}k "${S}h@$HOST" >"$TMP/k" 2>&1
+check net_kernel_start "$TMP/k" "before nonode@nohost false
+started true true
+again error
+ping pong"
+
+# ~/.erlang.cookie: made when missing (20 capital letters, owner read-only),
+# refused when others can read it
+mkdir "$TMP/home"
+HOME="$TMP/home" timeout 10 $MINI -sname ${C}c -noshell -eval 'io:format("~s~n", [erlang:get_cookie()])' >"$TMP/ck" 2>&1
+if [ "$(cat "$TMP/ck")" = "$(cat "$TMP/home/.erlang.cookie")" ] && grep -qxE '[A-Z]{20}' "$TMP/ck" &&
+   [ "$(stat -c %a "$TMP/home/.erlang.cookie")" = 400 ]; then echo "ok   dist_cookie_file_made"
+else echo "FAIL dist_cookie_file_made"; cat "$TMP/ck"; FAIL=1; fi
+chmod 644 "$TMP/home/.erlang.cookie"
+if HOME="$TMP/home" timeout 10 $MINI -sname ${C}d -noshell -eval 'ok' >/dev/null 2>"$TMP/ck2"; then
+    echo "FAIL dist_cookie_file_refused (started)"; FAIL=1
+elif grep -q "accessible by owner only" "$TMP/ck2"; then echo "ok   dist_cookie_file_refused"
+else echo "FAIL dist_cookie_file_refused"; cat "$TMP/ck2"; FAIL=1; fi
 
 # wrong cookie: refused, the node stays up
 $MINI -sname ${S}b -setcookie right "$DIR/peer.mini" serve 2>"$TMP/refused" & PIDS="$PIDS $!"
@@ -136,6 +161,12 @@ receive {spawned, N} -> io:format(\"remote spawn ~p~n\", [node(Sp) =:= N]) after
 P = rpc:call(N, erlang, whereis, [echo], 5000),
 P ! {self(), pid},
 receive {echoed, pid} -> io:format(\"pid send ok~n\") after 5000 -> io:format(\"timeout~n\") end,
+process_flag(trap_exit, true),
+Sl = spawn_link(N, timer, sleep, [100]),
+receive {'EXIT', Sl, Rs} -> io:format(\"spawn_link exit ~p~n\", [Rs]) after 5000 -> io:format(\"timeout~n\") end,
+Q = spawn(N, timer, sleep, [300]),
+link(Q),
+receive {'EXIT', Q, Rq} -> io:format(\"link exit ~p~n\", [Rq]) after 5000 -> io:format(\"timeout~n\") end,
 halt()." >"$TMP/em" 2>&1
 check erl_to_mini "$TMP/em" "ping pong
 named send ok
@@ -145,13 +176,15 @@ t2b true true
 t2b true true
 t2b true true
 remote spawn true
-pid send ok"
+pid send ok
+spawn_link exit normal
+link exit normal"
 
 # erl serves, Mini calls
 E2=df$$
 erl -sname $E2 -setcookie dtest -noshell -eval "register(echo, spawn(fun L() -> receive {F, M} -> F ! {echoed, M}, L(); stop -> ok end end))." >/dev/null 2>&1 & PIDS="$PIDS $!"
 wait_node $E2
-timeout 30 $MINI -sname ${C}e -setcookie dtest "$DIR/peer.mini" call "$E2@$HOST" >"$TMP/me" 2>&1
+timeout 30 $MINI -sname ${C}e -setcookie dtest "$DIR/peer.mini" call "$E2@$HOST" erl >"$TMP/me" 2>&1
 check mini_to_erl "$TMP/me" "$EXPECT"
 
 E3=dg$$

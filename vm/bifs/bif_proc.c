@@ -231,6 +231,7 @@ Term bif_self_0(Process *p, Term *args) { (void)args; return p->pid; }
 /* ---- links, monitors, exits ---- */
 
 Term bif_link_1(Process *p, Term *args) {
+    if (is_external_kind(args[0], EXT_PID)) { dist_link(p, args[0], 1); return AM_true; }
     if (!is_pid(args[0]) && !is_port(args[0])) BIF_ERROR(p, AM_badarg);
     if ((is_port(args[0]) ? port_link(p, args[0]) : proc_link(p, args[0])) < 0) {
         if (!p->trap_exit) BIF_ERROR(p, ATOM_TERM(noproc));
@@ -244,6 +245,7 @@ Term bif_link_1(Process *p, Term *args) {
 }
 
 Term bif_unlink_1(Process *p, Term *args) {
+    if (is_external_kind(args[0], EXT_PID)) { dist_link(p, args[0], 0); return AM_true; }
     if (!is_pid(args[0]) && !is_port(args[0])) BIF_ERROR(p, AM_badarg);
     if (is_port(args[0])) port_unlink(p, args[0]);
     else proc_unlink(p, args[0]);

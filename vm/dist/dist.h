@@ -38,6 +38,8 @@ unsigned long dist_node_number(Term node);
  * if needed) and opens the listen socket. 0, or -1 after printing why. */
 int dist_start(const char *name, int longnames, const char *cookie, int hidden);
 int dist_alive(void);
+/* -setcookie given without -sname/-name: the cookie net_kernel:start uses. */
+void dist_preset_cookie(const char *cookie);
 
 /* Sends msg to `to`: another node's pid, or a {Name, Node} tuple (this
  * node's too). Returns the reductions spent, or -1 when `to` is no valid
@@ -51,5 +53,8 @@ long dist_send(struct Process *p, Term to, Term msg);
  * reference: 1 if it was one of p's. */
 Term dist_monitor(struct Process *p, Term target);
 int dist_demonitor(struct Process *p, uint64_t ref);
+/* link (on 1) / unlink (0) between p and another node's pid: handed to
+ * net_kernel, whose proxy holds the link (docs/distribution.md). */
+void dist_link(struct Process *p, Term remote, int on);
 
 #endif

@@ -70,7 +70,7 @@ typedef struct Conn {
     Term node;                   /* NIL until the acceptor reads the name */
     DrvPort *port;
     int fd;
-    int state;
+    _Atomic int state;           /* ST_*: written by the port, read by senders */
     uint64_t peer_flags;
     uint32_t my_chal, peer_chal, peer_creation;
     int hidden;
@@ -366,6 +366,17 @@ static int mon_take(Conn *c, uint64_t ref, RemoteMon *out) {
             return 1;
         }
     return 0;
+}
+
+void dist_link(Process *p, Term remote, int on) {
+    Term k = proc_whereis(ATOM_TERM(net_kernel));
+    if (k == THE_NON_VALUE) {
+        /* not alive: the other node is unreachable */
+        if (on) proc_send_exit_external(remote, p->pid, ATOM_TERM(noconnection));
+        return;
+    }
+    Term t[5] = { make_tuple_header(4), on ? ATOM_TERM(dist_link) : ATOM_TERM(dist_unlink), external_node(remote), p->pid, remote };
+    proc_send(p, k, make_boxed(t));
 }
 
 Term dist_monitor(Process *p, Term target) {
@@ -691,6 +702,26 @@ static int frame_in(Conn *c, const unsigned char *s, size_t n) {
         deliver(ATOM_TERM(net_kernel), make_boxed(hp));
         return 0;
     }
+    case DOP_LINK: case DOP_EXIT: case DOP_EXIT2: case DOP_PAYLOAD_EXIT: case DOP_PAYLOAD_EXIT2:
+    case DOP_UNLINK_ID: case DOP_UNLINK_ID_ACK: {
+        /* links: net_kernel's proxies hold them. {dist_signal, Node, Op,
+         * From, To, Reason | Id} */
+        int op = (int)small_val(el(ctl, 1));
+        int id = op == DOP_UNLINK_ID || op == DOP_UNLINK_ID_ACK;
+        Term from = el(ctl, id ? 3 : 2), to = el(ctl, id ? 4 : 3);
+        Term extra = id ? el(ctl, 2) : op == DOP_PAYLOAD_EXIT || op == DOP_PAYLOAD_EXIT2 ? msg :
+                     op == DOP_LINK ? NIL : el(ctl, 4);
+        if (from == THE_NON_VALUE || to == THE_NON_VALUE || extra == THE_NON_VALUE) return -1;
+        if (op == DOP_EXIT2 || op == DOP_PAYLOAD_EXIT2) {       /* exit/2 from there */
+            if (is_pid(to) && is_external(from)) proc_send_exit_external(from, to, extra);
+            return 0;
+        }
+        Term *hp = driver_heap(c->port, 7);
+        hp[0] = make_tuple_header(6); hp[1] = ATOM_TERM(dist_signal); hp[2] = c->node;
+        hp[3] = make_small(op == DOP_PAYLOAD_EXIT ? DOP_EXIT : op); hp[4] = from; hp[5] = to; hp[6] = extra;
+        deliver(ATOM_TERM(net_kernel), make_boxed(hp));
+        return 0;
+    }
     case DOP_SPAWN_REPLY: {
         /* {31, ReqId, To, Flags, Result}: to the process that asked
          * (erlang:spawn/4 in stdlib/erlang.mini) */
@@ -966,6 +997,14 @@ Term bif_dist_ctrl_3(Process *p, Term *args) {
     if (up) conn_send(c, args[1], payload);
     pthread_rwlock_unlock(&conns_lock);
     return BOOL(up);
+}
+
+/* erlang:dist_exit(From, To, Reason): the exit signal of another node's
+ * process From to the local To (net_kernel's link proxies). */
+Term bif_dist_exit_3(Process *p, Term *args) {
+    if (!is_external_kind(args[0], EXT_PID) || !is_pid(args[1])) BIF_ERROR(p, AM_badarg);
+    proc_send_exit_external(args[0], args[1], args[2]);
+    return AM_true;
 }
 
 /* erlang:dist_connected(Node): true once the handshake with Node is done. */

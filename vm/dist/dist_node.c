@@ -37,10 +37,17 @@
 
 extern char **environ;
 
-static Term this_node = ATOM_TERM(nonode);
-static uint32_t this_creation;
+/* Set once, at start-up or by net_kernel:start/1,2 while processes run:
+ * atomics, written before `alive`. */
+static _Atomic Term this_node = ATOM_TERM(nonode);
+static _Atomic uint32_t this_creation;
 static _Atomic Term cookie = NIL;        /* an atom once alive */
-static int alive, hidden_node, listen_fd = -1, epmd_fd = -1;
+static _Atomic int alive;
+static int hidden_node, listen_fd = -1, epmd_fd = -1;
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *preset_cookie;        /* -setcookie without -sname/-name */
+
+void dist_preset_cookie(const char *ck) { preset_cookie = ck; }
 
 /* ---- node numbers for printing ---- */
 
@@ -262,6 +269,7 @@ int dist_start(const char *name, int longnames, const char *ck, int hidden) {
     }
     snprintf(full, sizeof full, "%s@%s", alive_name, host);
     hidden_node = hidden;
+    if (!ck) ck = preset_cookie;
     if (ck) atomic_store(&cookie, atom_intern_cstr(ck));
     else if (cookie_load() < 0) return -1;
     unsigned port;
@@ -303,6 +311,30 @@ int dist_start(const char *name, int longnames, const char *ck, int hidden) {
 }
 
 /* ---- BIFs ---- */
+
+/* erlang:dist_start(Name, Longnames): net_kernel:start/1,2 on a node started
+ * without -sname/-name. Starts the node as the flags would and spawns
+ * net_kernel; the node's own pids print and encode with the new name from
+ * then on, as in Erlang. ok, or an error atom. */
+Term bif_dist_start_2(Process *p, Term *args) {
+    if (!is_atom(args[0]) || (args[1] != AM_true && args[1] != AM_false)) BIF_ERROR(p, AM_badarg);
+    pthread_mutex_lock(&start_lock);
+    if (alive) { pthread_mutex_unlock(&start_lock); return ATOM_TERM(already_started); }
+    size_t n;
+    const char *s = atom_name(args[0], &n);
+    char name[600];
+    if (n >= sizeof name) { pthread_mutex_unlock(&start_lock); return ATOM_TERM(badarg); }
+    memcpy(name, s, n);
+    name[n] = 0;
+    int r = dist_start(name, args[1] == AM_true, NULL, 0);
+    pthread_mutex_unlock(&start_lock);
+    if (r < 0) return atom_intern_cstr("not_started");
+    uint64_t ref;
+    Term k = proc_spawn(p, ATOM_TERM(net_kernel), atom_intern_cstr("start_kernel"), NIL, NULL, &ref);
+    Process *kp = proc_lookup(k);
+    if (kp) { proc_register(ATOM_TERM(net_kernel), kp); proc_release(kp); }
+    return AM_ok;
+}
 
 Term bif_node_0(Process *p, Term *args) { (void)p; (void)args; return this_node; }
 

@@ -346,6 +346,7 @@ int main(int argc, char **argv) {
     async_init(async);
     port_drivers_init();
     if (node_name && dist_start(node_name, longnames, cookie, hidden) < 0) return 1;
+    if (!node_name && cookie) dist_preset_cookie(cookie);
 
     if (i < argc) {
         process_free_memory(tmp);
