@@ -72,6 +72,8 @@ ok
 14> ok
 15> false
 16> * exception error: an error occurred when evaluating an arithmetic expression
+    in operator  '/'/2
+       called as 1 / 0
 17> false
 18> true
 19> [1,2,3]

@@ -50,6 +50,17 @@ wait_seen() {
     fail "tutorial session $b: the transcript's lines did not all appear"
 }
 
+# a line typed before its prompt is drawn shows ahead of the prompt and
+# breaks the line's shape: wait (up to 3 s) for a bare prompt first; output
+# that a session prints after its prompt (the ring's) may leave none
+wait_prompt() {
+    i=0
+    while [ $i -lt 60 ]; do
+        last_line | grep -qE '^[0-9]+> *$' && return 0
+        sleep 0.05; i=$((i + 1))
+    done
+}
+
 b=1
 while [ $b -le "$nb" ]; do
     flags=$(sed -n 's/^F //p' "$TMPD/block$b")
@@ -61,6 +72,7 @@ while [ $b -le "$nb" ]; do
         case $l in
             "E "*) printf '%s\n' "${l#E }" >> "$TMPD/seen" ;;
             "C "*) wait_seen
+                   wait_prompt
                    cmd=${l#C }
                    [ "$cmd" = "q()." ] && quit=1
                    line "$cmd" ;;
