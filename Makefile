@@ -139,7 +139,6 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory all unit frontend-check
 	@sh tests/run.sh $(BIN) $(BUILD)/tests
-	@sh tests/dist/run.sh $(BIN)
 
 check-gc:
 	@$(MAKE) --no-print-directory GC_STRESS=1 MODE=debug all unit

@@ -90,6 +90,8 @@ else
   for t in tests/codegen/*.mini; do [ -f "$t" ] && echo "codegen $t"; done
   for t in examples/tests/*.sh; do [ -f "$t" ] && echo "script $t"; done
   echo "script tests/sweep/sweep.sh"
+  # distribution: nodes on loopback, Mini with Mini and with a real erl
+  echo "script tests/dist/run.sh"
   # the shell and the command line (tmux-driven; lib.sh is their helper)
   for t in tests/shell/*.sh; do [ -f "$t" ] && [ "${t##*/}" != lib.sh ] && echo "script $t"; done
 } > "$results/list"
