@@ -42,6 +42,16 @@ main() ->
     run("lists:reverse", fun() -> L = binary_to_list(binary:copy(<<"a">>, 7000000)), {lists:reverse(L), lists:reverse(L)} end),
     run("++", fun() -> L = binary_to_list(binary:copy(<<"a">>, 7000000)), {L ++ [x], L ++ [y]} end),
     run("unicode:characters_to_list", fun() -> unicode:characters_to_list(big()) end),
+    %% copies out of ETS: a 12 MB object, asked for sixteen times over
+    T = ets:new(t, [public, bag]),
+    [] = ets:tab2list(T),                    % its module loaded while there is room
+    Me = self(),
+    spawn(fun() -> ets:insert(T, {k, erlang:make_tuple(1500000, a)}), Me ! inserted end),
+    receive inserted -> ok end,
+    run("ets:lookup", fun() -> [ets:lookup(T, k) || _ <- lists:seq(1, 16)] end),
+    run("ets:lookup_element", fun() -> [ets:lookup_element(T, k, 2) || _ <- lists:seq(1, 16)] end),
+    run("ets:tab2list", fun() -> [ets:tab2list(T) || _ <- lists:seq(1, 16)] end),
+    run("ets:select", fun() -> [ets:select(T, [{'_', [], ['$_']}]) || _ <- lists:seq(1, 16)] end),
     io:format("alive ~p~n", [lists:sum(lists:seq(1, 100))]).
 MINI
 want='binary_to_list: killed
@@ -60,8 +70,12 @@ append_element: killed
 lists:reverse: killed
 ++: killed
 unicode:characters_to_list: killed
+ets:lookup: killed
+ets:lookup_element: killed
+ets:tab2list: killed
+ets:select: killed
 alive 5050'
-nwant=16
+nwant=20
 
 for flags in "+S 1" "+S 2" "-smp disable"; do
     (ulimit -v 200000; exec "$BIN" +MMax 0 $flags "$TMPD/bigbifs.mini") > "$TMPD/out" 2> "$TMPD/err" < /dev/null

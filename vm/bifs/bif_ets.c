@@ -40,6 +40,8 @@ static EtsTable *table_get(Process *p, Term tid, int need)
     if (!t) BIF_ERROR((p), AM_badarg)
 #define DONE(v) do { Term r_ = (v); ets_registry_runlock(); return r_; } while (0)
 #define FAIL(p) do { ets_registry_runlock(); BIF_ERROR((p), AM_badarg); } while (0)
+/* a copy out of the table was refused memory: the process dies, not the VM */
+#define OOM(p) do { ets_registry_runlock(); return bif_out_of_memory(p); } while (0)
 
 static int obj_ok(const EtsTable *t, Term o) { return is_tuple(o) && (int)tuple_arity(o) >= t->keypos; }
 
@@ -159,7 +161,8 @@ static inline int same_key_next(EtsTable *t, EtsObj *o, Term key)
            term_eq_exact(ets_key(t, o->next->term), key);
 }
 
-/* The objects of key, copied out, as a list in table order. */
+/* The objects of key, copied out, as a list in table order; THE_NON_VALUE
+ * when the memory for them is refused (p marked to die). */
 static Term lookup_list(Process *p, EtsTable *t, EtsStripe *s, Term key, uint32_t h)
 {
     EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
@@ -168,7 +171,8 @@ static Term lookup_list(Process *p, EtsTable *t, EtsStripe *s, Term key, uint32_
         /* the common case, one record of immediates: the list cell and a
          * word-for-word copy in one allocation, no calls */
         size_t n = o->words;
-        Term *hp = heap_alloc(p, 2 + n);
+        Term *hp = heap_alloc_try(p, 2 + n);
+        if (!hp) return THE_NON_VALUE;
         for (size_t i = 0; i < n; i++) hp[2 + i] = o->data[i];
         hp[0] = make_boxed(hp + 2);
         hp[1] = NIL;
@@ -177,7 +181,8 @@ static Term lookup_list(Process *p, EtsTable *t, EtsStripe *s, Term key, uint32_
     Term res = NIL, *tailp = &res;
     for (;;) {
         /* the cons cell and the object in one allocation */
-        Term *hp = heap_alloc(p, 2 + o->words);
+        Term *hp = heap_alloc_try(p, 2 + o->words);
+        if (!hp) return THE_NON_VALUE;
         hp[0] = ets_copy_out_obj(p, o, hp + 2);
         hp[1] = NIL;
         *tailp = make_list(hp);
@@ -197,6 +202,7 @@ Term bif_ets_lookup_2(Process *p, Term *args)
     ets_rlock(&s->lock);
     Term r = lookup_list(p, t, s, key, h);
     ets_runlock(&s->lock);
+    if (r == THE_NON_VALUE) OOM(p);
     DONE(r);
 }
 
@@ -222,6 +228,7 @@ Term bif_ets_lookup_element_3(Process *p, Term *args)
     ets_rlock(&s->lock);
     EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
     Term res = THE_NON_VALUE;
+    int oom = 0;
     if (o && t->type != ETS_SET && t->type != ETS_ORDERED_SET) {
         /* bags: the element of every object of the key, or badarg if one
          * is too short */
@@ -230,6 +237,7 @@ Term bif_ets_lookup_element_3(Process *p, Term *args)
             if ((SWord)tuple_arity(o->term) < i) { l = THE_NON_VALUE; break; }
             Term *hp = heap_alloc(p, 2);
             hp[0] = ets_copy_out(p, tuple_elems(o->term)[i - 1]);
+            if (hp[0] == THE_NON_VALUE) { hp[0] = NIL; oom = 1; break; }
             hp[1] = NIL;
             *tailp = make_list(hp); tailp = &hp[1];
             if (!same_key_next(t, o, key)) break;
@@ -238,8 +246,10 @@ Term bif_ets_lookup_element_3(Process *p, Term *args)
         res = l;
     } else if (o && (SWord)tuple_arity(o->term) >= i) {
         res = ets_copy_out(p, tuple_elems(o->term)[i - 1]);
+        oom = res == THE_NON_VALUE;
     }
     ets_runlock(&s->lock);
+    if (oom) OOM(p);
     if (res == THE_NON_VALUE) FAIL(p);
     DONE(res);
 }
@@ -525,7 +535,9 @@ static int sel_visit(EtsTable *t, EtsStripe *s, EtsObj *o, void *vc)
             if (!nr) { c->oom = 1; return 1; }
             c->res = nr; c->cap = cap;
         }
-        c->res[c->n++] = r == o->term ? ets_copy_out_obj(c->p, o, NULL) : ets_copy_out(c->p, r);
+        r = r == o->term ? ets_copy_out_obj(c->p, o, NULL) : ets_copy_out(c->p, r);
+        if (r == THE_NON_VALUE) { c->oom = 1; return 1; }
+        c->res[c->n++] = r;
     } else if (c->mode == SEL_REPLACE) {
         /* the body's object must keep the key (=:=): in place of o */
         if (!obj_ok(t, r) || !term_eq_exact(ets_key(t, r), ets_key(t, o->term))) { c->bad = 1; return 1; }
@@ -573,15 +585,17 @@ static Term run_select(Process *p, Term tid, Term spec, int mode, int reverse)
     Term r;
     if (mode == SEL_LIST) {
         r = NIL;
-        if (c.n) {
-            Term *hp = heap_alloc(p, 2 * c.n);
+        Term *hp = c.n && !c.oom ? heap_alloc_try(p, 2 * c.n) : NULL;
+        if (hp)
             for (size_t i = c.n; i-- > 0;) { hp[2 * i] = c.res[i]; hp[2 * i + 1] = r; r = make_list(hp + 2 * i); }
-        }
+        else if (c.n)
+            c.oom = 1;
         free(c.res);
     } else {
         r = make_small(c.count);
     }
-    if (c.oom || c.bad) FAIL(p);
+    if (c.oom) OOM(p);
+    if (c.bad) FAIL(p);
     DONE(r);
 }
 
@@ -755,9 +769,14 @@ Term bif_ets_slot_2(Process *p, Term *args)
         NthCtx c = { i, 0, NULL };
         ets_stripe_each(t, s, 0, nth_visit, &c);
         Term r = THE_NON_VALUE;
-        if (c.found) r = cons(p, ets_copy_out_obj(p, c.found, NULL), NIL);
-        else if (c.at == i) r = ATOM_TERM(infinity_);
+        int oom = 0;
+        if (c.found) {
+            Term obj = ets_copy_out_obj(p, c.found, NULL);
+            if (obj == THE_NON_VALUE) oom = 1;
+            else r = cons(p, obj, NIL);
+        } else if (c.at == i) r = ATOM_TERM(infinity_);
         ets_runlock(&s->lock);
+        if (oom) OOM(p);
         if (r == THE_NON_VALUE) FAIL(p);
         DONE(r);
     }
@@ -770,7 +789,8 @@ Term bif_ets_slot_2(Process *p, Term *args)
             Term r = NIL, *tailp = &r;
             if ((size_t)i < s->nbuckets)
                 for (EtsObj *o = s->buckets[i]; o; o = o->next) {
-                    Term *hp = heap_alloc(p, 2 + o->words);
+                    Term *hp = heap_alloc_try(p, 2 + o->words);
+                    if (!hp) { ets_runlock(&s->lock); OOM(p); }
                     hp[0] = ets_copy_out_obj(p, o, hp + 2);
                     hp[1] = NIL;
                     *tailp = make_list(hp);

@@ -113,7 +113,9 @@ static inline int ets_key_cmp(Term a, Term b)
 }
 EtsObj *ets_obj_new(Term obj, uint32_t hash);
 void ets_obj_free(EtsObj *o);
-/* A copy of the stored term on p's heap (its binaries adopted by p). */
+/* A copy of the stored term on p's heap (its binaries adopted by p), or
+ * THE_NON_VALUE when the system refuses the words (p is then marked to die
+ * for want of memory; the caller unlocks and returns bif_out_of_memory). */
 Term ets_copy_out(Process *p, Term t);
 /* The same for a whole object, with its size and binaries known, into hp
  * (o->words free words; NULL: allocated here). */

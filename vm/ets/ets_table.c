@@ -280,7 +280,8 @@ Term ets_copy_out(Process *p, Term t)
 {
     if (is_immed(t)) return t;
     size_t n = copy_size(t);
-    Term *hp = heap_alloc(p, n);
+    Term *hp = heap_alloc_try(p, n);
+    if (!hp) return THE_NON_VALUE;             /* refused: p is marked to die */
     Term c = copy_term(t, hp);
     binary_adopt(p, hp, hp + n);
     return c;
@@ -288,7 +289,7 @@ Term ets_copy_out(Process *p, Term t)
 
 Term ets_copy_out_obj(Process *p, const EtsObj *o, Term *hp)
 {
-    if (!hp) hp = heap_alloc(p, o->words);
+    if (!hp && !(hp = heap_alloc_try(p, o->words))) return THE_NON_VALUE;
     /* the common small record of immediates: one block copy */
     if (o->flat) {
         memcpy(hp, o->data, o->words * sizeof(Term));
