@@ -14,6 +14,7 @@
 #include "parser.h"
 #include "frontend.h"
 #include "compiler.h"            /* compiler_shell_split */
+#include "outbuf.h"              /* record_form_text */
 
 void tokvec_push(TokVec *tv, const Token *t)
 {
@@ -277,6 +278,40 @@ static void module_function(Module *m, Source *s, ParseState *ps, Vec **funcs)
     (void)m;
 }
 
+/* The text of a -record form as erl's rl() prints it (erl_pp's layout for
+ * the simple cases): `-record(name,{a, b = Default :: type()}).`, each
+ * field written from its tokens with a space wherever the source had
+ * blank (so `y = 2` stays `y = 2`, `#point{}` stays whole). The shell keeps
+ * records as this text and compiles it again with each expression. */
+static const char *record_form_text(const Token *f, int nf)
+{
+    OutBuf b;
+    ob_init(&b);
+    ob_puts(&b, "-record(");
+    int i = 3, depth = 1;        /* after '-' record '(' */
+    for (; i < nf && f[i].kind != ','; i++) ob_puts(&b, f[i].text);
+    ob_puts(&b, ",{");
+    i += 2;                      /* ',' '{' */
+    depth = 2;
+    int first = 1, start = 1;
+    for (; i < nf; i++) {
+        int k = f[i].kind;
+        if (k == '(' || k == '[' || k == '{' || k == T_LTLT) depth++;
+        else if (k == ')' || k == ']' || k == '}' || k == T_GTGT) {
+            if (--depth < 2) break;
+        }
+        if (depth == 2 && k == ',') { ob_puts(&b, ", "); start = 1; continue; }
+        if (!start && !first && (f[i].line != f[i - 1].eline || f[i].col > f[i - 1].ecol))
+            ob_putc(&b, ' ');
+        ob_puts(&b, f[i].text ? f[i].text : token_describe(&f[i]));
+        start = first = 0;
+    }
+    ob_puts(&b, "}).");
+    const char *r = ast_intern(b.buf, b.len);
+    ob_free(&b);
+    return r;
+}
+
 static int parse_is_attr(const Token *t, const char *name)
 {
     return t->kind == T_ATOM && strcmp(t->name, name) == 0;
@@ -317,7 +352,10 @@ Module *parse_module(const char *file, const char *src, size_t len)
             if (parse_is_attr(name, "record")) {
                 TokVec st = parse_strip_types(f, nf);
                 parse_init(&ps, &s, st.v, st.n, T_START_RECORD);
-                if (parse_form(&ps) == 0) module_record(m, &ps);
+                if (parse_form(&ps) == 0) {
+                    module_record(m, &ps);
+                    m->records[m->nrecords - 1].text = record_form_text(f, nf);
+                }
             } else if (parse_is_attr(name, "module") || parse_is_attr(name, "export") ||
                        parse_is_attr(name, "import") || parse_is_attr(name, "compile")) {
                 parse_init(&ps, &s, f, nf, T_START_ATTR);
