@@ -2,7 +2,8 @@
 # 25 (the transcript below is erl's, line for line, but the banner): rd/2
 # and a bad declaration, record expressions, updates, matching and guards,
 # rl/0,1, rr/1,2 from a module's source (with an -include'd file) and
-# from include files and wildcards, rf/0,1, values, b() and rp/1 printed
+# from include files and wildcards, rr(file) (a library module's source),
+# rf/0,1, values, b() and rp/1 printed
 # with field names, errors for unknown records, a missing file or module.
 # Then on a terminal: a record holding Unicode text, as erl prints it
 # ("日本" as a list of integers: erl's printable range is Latin-1).
@@ -65,6 +66,8 @@ f().
 Z = #pair{}.
 b().
 rp(Z).
+rr(file).
+{ok, FI} = file:read_file_info("geo.mini"), FI#file_info.type.
 rr("nofile.hrl").
 rr(nomod).
 IN
@@ -116,9 +119,11 @@ ok
 ok
 36> #pair{left = undefined,right = []}
 ok
-37> []
-38> {error,nofile}
-39> 
+37> [file_descriptor,file_info]
+38> regular
+39> []
+40> {error,nofile}
+41> 
 OUT
 cmp -s "$TMPD/want" "$TMPD/out" || { diff "$TMPD/want" "$TMPD/out"; fail "piped transcript"; }
 
