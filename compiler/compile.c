@@ -215,17 +215,26 @@ static const char *rd_text(const char *text, size_t tlen) {
     return r;
 }
 
-RecordDef *compiler_read_records(const char *file, const char *src, size_t len, int *n,
-                                  void (*diag)(void *ctx, int line, int col, const char *msg),
-                                  void *ctx) {
+ShellRecord *compiler_read_records(const char *file, const char *src, size_t len, int *n,
+                                   void (*diag)(void *ctx, int line, int col, const char *msg),
+                                   void *ctx) {
     diag_hook = diag;
     diag_hook_ctx = ctx;
     Module *m = parse_module(file, src, len);
     diag_hook = NULL;
     diag_hook_ctx = NULL;
     if (!m) return NULL;
+    ShellRecord *rs = ast_alloc(sizeof *rs * (size_t)(m->nrecords + 1));
+    for (int i = 0; i < m->nrecords; i++) {
+        RecordDef *r = &m->records[i];
+        rs[i].name = r->name;
+        rs[i].text = r->text ? r->text : "";
+        rs[i].nfields = r->nfields;
+        rs[i].fields = ast_alloc(sizeof *rs[i].fields * (size_t)(r->nfields + 1));
+        for (int j = 0; j < r->nfields; j++) rs[i].fields[j] = r->fields[j].name;
+    }
     *n = m->nrecords;
-    return m->records ? m->records : ast_alloc(sizeof(RecordDef));
+    return rs;
 }
 
 ShellStatus compiler_compile_shell(const char *text, size_t tlen, const char *recs, size_t rlen,

@@ -80,12 +80,18 @@ ShellStatus compiler_compile_shell(const char *text, size_t len, const char *rec
  * not lex). Prints nothing. */
 size_t compiler_shell_split(const char *src, size_t len);
 
-/* The records a source or include file defines ([0, *n)), each with the
- * text rl() prints (RecordDef.text); NULL after a syntax error, reported to
- * diag(ctx, ...) (or stderr when diag is NULL). */
-struct RecordDef;
-struct RecordDef *compiler_read_records(const char *file, const char *src, size_t len, int *n,
-                                         void (*diag)(void *ctx, int line, int col, const char *msg),
-                                         void *ctx);
+/* A record as the shell keeps it: its fields' names and its -record form
+ * as rl() prints it. */
+typedef struct ShellRecord {
+    const char *name;
+    const char **fields; int nfields;
+    const char *text;
+} ShellRecord;
+
+/* The records a source or include file defines ([0, *n)); NULL after a
+ * syntax error, reported to diag(ctx, ...) (or stderr when diag is NULL). */
+ShellRecord *compiler_read_records(const char *file, const char *src, size_t len, int *n,
+                                   void (*diag)(void *ctx, int line, int col, const char *msg),
+                                   void *ctx);
 
 #endif

@@ -14,7 +14,6 @@
 #include "parser.h"
 #include "frontend.h"
 #include "compiler.h"            /* compiler_shell_split */
-#include "outbuf.h"              /* record_form_text */
 
 void tokvec_push(TokVec *tv, const Token *t)
 {
@@ -278,6 +277,25 @@ static void module_function(Module *m, Source *s, ParseState *ps, Vec **funcs)
     (void)m;
 }
 
+/* A growing text in GC memory (the front end links without the VM's OutBuf). */
+typedef struct Text { char *s; size_t n, cap; } Text;
+
+static void text_put(Text *t, const char *s)
+{
+    size_t k = strlen(s);
+    if (t->n + k + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 64;
+        while (cap < t->n + k + 1) cap *= 2;
+        char *ns = GC_MALLOC_ATOMIC(cap);
+        if (t->n) memcpy(ns, t->s, t->n);
+        t->s = ns;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->n, s, k);
+    t->n += k;
+    t->s[t->n] = 0;
+}
+
 /* The text of a -record form as erl's rl() prints it (erl_pp's layout for
  * the simple cases): `-record(name,{a, b = Default :: type()}).`, each
  * field written from its tokens with a space wherever the source had
@@ -285,31 +303,27 @@ static void module_function(Module *m, Source *s, ParseState *ps, Vec **funcs)
  * records as this text and compiles it again with each expression. */
 static const char *record_form_text(const Token *f, int nf)
 {
-    OutBuf b;
-    ob_init(&b);
-    ob_puts(&b, "-record(");
-    int i = 3, depth = 1;        /* after '-' record '(' */
-    for (; i < nf && f[i].kind != ','; i++) ob_puts(&b, f[i].text);
-    ob_puts(&b, ",{");
+    Text b = {0};
+    text_put(&b, "-record(");
+    int i = 3, depth;            /* after '-' record '(' */
+    for (; i < nf && f[i].kind != ','; i++) text_put(&b, f[i].text);
+    text_put(&b, ",{");
     i += 2;                      /* ',' '{' */
     depth = 2;
-    int first = 1, start = 1;
+    int start = 1;
     for (; i < nf; i++) {
         int k = f[i].kind;
         if (k == '(' || k == '[' || k == '{' || k == T_LTLT) depth++;
         else if (k == ')' || k == ']' || k == '}' || k == T_GTGT) {
             if (--depth < 2) break;
         }
-        if (depth == 2 && k == ',') { ob_puts(&b, ", "); start = 1; continue; }
-        if (!start && !first && (f[i].line != f[i - 1].eline || f[i].col > f[i - 1].ecol))
-            ob_putc(&b, ' ');
-        ob_puts(&b, f[i].text ? f[i].text : token_describe(&f[i]));
-        start = first = 0;
+        if (depth == 2 && k == ',') { text_put(&b, ", "); start = 1; continue; }
+        if (!start && (f[i].line != f[i - 1].eline || f[i].col > f[i - 1].ecol)) text_put(&b, " ");
+        text_put(&b, f[i].text ? f[i].text : token_describe(&f[i]));
+        start = 0;
     }
-    ob_puts(&b, "}).");
-    const char *r = ast_intern(b.buf, b.len);
-    ob_free(&b);
-    return r;
+    text_put(&b, "}).");
+    return ast_intern(b.s, b.n);
 }
 
 static int parse_is_attr(const Token *t, const char *name)

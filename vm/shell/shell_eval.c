@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ast.h"                 /* RecordDef, for the shell's records */
 #include "atom.h"
 #include "term_build.h"
 #include "bif.h"
@@ -149,13 +148,13 @@ static void discard_diag(void *ctx, int line, int col, const char *msg) {
 
 static Term records_term(Process *p, const char *file, const char *src, size_t len, int quiet) {
     int n = 0;
-    RecordDef *rs = compiler_read_records(file, src, len, &n, quiet ? discard_diag : NULL, NULL);
+    ShellRecord *rs = compiler_read_records(file, src, len, &n, quiet ? discard_diag : NULL, NULL);
     if (!rs) return AM_error;
     Term r = NIL;
     for (int i = n; i-- > 0;) {
         Term fs = NIL;
-        for (int j = rs[i].nfields; j-- > 0;) fs = cons(p, atom_intern_cstr(rs[i].fields[j].name), fs);
-        const char *t = rs[i].text ? rs[i].text : "";
+        for (int j = rs[i].nfields; j-- > 0;) fs = cons(p, atom_intern_cstr(rs[i].fields[j]), fs);
+        const char *t = rs[i].text;
         r = cons(p, tuple3(p, atom_intern_cstr(rs[i].name), fs, shell_text_to_list(p, t, strlen(t))), r);
     }
     return r;
