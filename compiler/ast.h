@@ -158,6 +158,7 @@ typedef struct RecordDef {
     int line, col;
     const char *name;
     Field *fields; int nfields;   /* name and default value (value may be NULL) */
+    const char *text;             /* the form as rl() prints it (parse.c)   */
 } RecordDef;
 
 typedef struct Module {

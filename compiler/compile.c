@@ -169,6 +169,10 @@ static int special_command(Expr **es, int n, ShellCode *out) {
     const char *f = e->name;
     out->special_var = NULL;
     out->special_n = 0;
+    if (strcmp(f, "rd") == 0 && e->n == 2 && e->elems[0]->kind == E_ATOM) {
+        out->special = 'r';
+        return 1;
+    }
     if ((strcmp(f, "f") == 0 || strcmp(f, "b") == 0) && e->n == 0) {
         out->special = f[0];
         return 1;
@@ -196,7 +200,45 @@ static int special_command(Expr **es, int n, ShellCode *out) {
 
 static _Atomic unsigned shell_module_seq;
 
-ShellStatus compiler_compile_shell(const char *text, size_t tlen, const char **names, int nbound,
+/* rd(Name, Def) typed as a whole line: the text between the call's
+ * parentheses becomes `-record(Name, Def).`, read as a module's would be. */
+static const char *rd_text(const char *text, size_t tlen) {
+    const char *open = memchr(text, '(', tlen), *close = NULL;
+    for (const char *q = text + tlen; q > text; q--)
+        if (q[-1] == ')') { close = q - 1; break; }
+    if (!open || !close || close < open) return NULL;
+    size_t n = (size_t)(close - open) - 1;
+    char *r = ast_alloc(n + 12);
+    memcpy(r, "-record(", 8);
+    memcpy(r + 8, open + 1, n);
+    memcpy(r + 8 + n, ").\n", 4);
+    return r;
+}
+
+ShellRecord *compiler_read_records(const char *file, const char *src, size_t len, int *n,
+                                   void (*diag)(void *ctx, int line, int col, const char *msg),
+                                   void *ctx) {
+    diag_hook = diag;
+    diag_hook_ctx = ctx;
+    Module *m = parse_module(file, src, len);
+    diag_hook = NULL;
+    diag_hook_ctx = NULL;
+    if (!m) return NULL;
+    ShellRecord *rs = ast_alloc(sizeof *rs * (size_t)(m->nrecords + 1));
+    for (int i = 0; i < m->nrecords; i++) {
+        RecordDef *r = &m->records[i];
+        rs[i].name = r->name;
+        rs[i].text = r->text ? r->text : "";
+        rs[i].nfields = r->nfields;
+        rs[i].fields = ast_alloc(sizeof *rs[i].fields * (size_t)(r->nfields + 1));
+        for (int j = 0; j < r->nfields; j++) rs[i].fields[j] = r->fields[j].name;
+    }
+    *n = m->nrecords;
+    return rs;
+}
+
+ShellStatus compiler_compile_shell(const char *text, size_t tlen, const char *recs, size_t rlen,
+                                   const char **names, int nbound,
                                    void (*diag)(void *ctx, int line, int col, const char *msg),
                                    void *ctx, ShellCode *out) {
     memset(out, 0, sizeof *out);
@@ -209,7 +251,11 @@ ShellStatus compiler_compile_shell(const char *text, size_t tlen, const char **n
     Expr **es = parse_exprs("shell", text, tlen, &nexprs, &incomplete);
     if (incomplete) { st = SHELL_INCOMPLETE; goto done; }
     if (!es) { st = SHELL_SYNTAX_ERROR; goto done; }
-    if (special_command(es, nexprs, out)) { st = SHELL_SPECIAL; goto done; }
+    if (special_command(es, nexprs, out)) {
+        st = SHELL_SPECIAL;
+        if (out->special == 'r' && !(out->special_var = rd_text(text, tlen))) st = SHELL_SYNTAX_ERROR;
+        goto done;
+    }
     for (int i = 0; i < nexprs; i++) rewrite_expr(es[i]);
 
     char name[48];
@@ -220,6 +266,12 @@ ShellStatus compiler_compile_shell(const char *text, size_t tlen, const char **n
     m->srclen = tlen;
     m->name = ast_intern(name, strlen(name));
     m->line = m->col = 1;
+    if (rlen) {                 /* the shell's records, as -record forms */
+        Module *rm = parse_module("shell", recs, rlen);
+        if (!rm) { st = SHELL_LINT_ERROR; goto done; }
+        m->records = rm->records;
+        m->nrecords = rm->nrecords;
+    }
 
     const char **after;
     int nafter;

@@ -52,8 +52,9 @@ typedef enum {
 
 typedef struct ShellCode {
     CodeModule *code;        /* SHELL_OK */
-    char special;            /* SHELL_SPECIAL: 'f', 'b' or 'v' */
-    const char *special_var; /* f(X): "X"; NULL for f(), b() and v(N) */
+    char special;            /* SHELL_SPECIAL: 'f', 'b', 'v' or 'r' (rd/2) */
+    const char *special_var; /* f(X): "X"; rd(N, D): "-record(N, D).";
+                                NULL for f(), b() and v(N) */
     long special_n;          /* v(N): N (a small integer) */
 } ShellCode;
 
@@ -63,11 +64,13 @@ typedef struct ShellCode {
  *     '$eval'(Bound1, ..., BoundK) -> Expr, ..., '$R' = LastExpr,
  *                                     {'$R', [{'Name', Name} || every name bound after]}.
  *
+ * recs (rlen bytes, may be 0) holds the shell's records as -record forms.
  * Local calls that are not auto-imported BIFs become shell_default:F(...)
  * calls, as in Erlang. Each error message goes to diag(ctx, line, col, msg)
  * instead of stderr. text must stay alive as long as the result (Boehm
  * memory): the compiler keeps pointers into it. */
-ShellStatus compiler_compile_shell(const char *text, size_t len, const char **bound, int nbound,
+ShellStatus compiler_compile_shell(const char *text, size_t len, const char *recs, size_t rlen,
+                                   const char **bound, int nbound,
                                    void (*diag)(void *ctx, int line, int col, const char *msg),
                                    void *ctx, ShellCode *out);
 
@@ -76,5 +79,19 @@ ShellStatus compiler_compile_shell(const char *text, size_t len, const char **bo
  * after its terminating '.', or 0 when there is only one (or the text does
  * not lex). Prints nothing. */
 size_t compiler_shell_split(const char *src, size_t len);
+
+/* A record as the shell keeps it: its fields' names and its -record form
+ * as rl() prints it. */
+typedef struct ShellRecord {
+    const char *name;
+    const char **fields; int nfields;
+    const char *text;
+} ShellRecord;
+
+/* The records a source or include file defines ([0, *n)); NULL after a
+ * syntax error, reported to diag(ctx, ...) (or stderr when diag is NULL). */
+ShellRecord *compiler_read_records(const char *file, const char *src, size_t len, int *n,
+                                   void (*diag)(void *ctx, int line, int col, const char *msg),
+                                   void *ctx);
 
 #endif

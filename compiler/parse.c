@@ -277,6 +277,55 @@ static void module_function(Module *m, Source *s, ParseState *ps, Vec **funcs)
     (void)m;
 }
 
+/* A growing text in GC memory (the front end links without the VM's OutBuf). */
+typedef struct Text { char *s; size_t n, cap; } Text;
+
+static void text_put(Text *t, const char *s)
+{
+    size_t k = strlen(s);
+    if (t->n + k + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 64;
+        while (cap < t->n + k + 1) cap *= 2;
+        char *ns = GC_MALLOC_ATOMIC(cap);
+        if (t->n) memcpy(ns, t->s, t->n);
+        t->s = ns;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->n, s, k);
+    t->n += k;
+    t->s[t->n] = 0;
+}
+
+/* The text of a -record form as erl's rl() prints it (erl_pp's layout for
+ * the simple cases): `-record(name,{a, b = Default :: type()}).`, each
+ * field written from its tokens with a space wherever the source had
+ * blank (so `y = 2` stays `y = 2`, `#point{}` stays whole). The shell keeps
+ * records as this text and compiles it again with each expression. */
+static const char *record_form_text(const Token *f, int nf)
+{
+    Text b = {0};
+    text_put(&b, "-record(");
+    int i = 3, depth;            /* after '-' record '(' */
+    for (; i < nf && f[i].kind != ','; i++) text_put(&b, f[i].text);
+    text_put(&b, ",{");
+    i += 2;                      /* ',' '{' */
+    depth = 2;
+    int start = 1;
+    for (; i < nf; i++) {
+        int k = f[i].kind;
+        if (k == '(' || k == '[' || k == '{' || k == T_LTLT) depth++;
+        else if (k == ')' || k == ']' || k == '}' || k == T_GTGT) {
+            if (--depth < 2) break;
+        }
+        if (depth == 2 && k == ',') { text_put(&b, ", "); start = 1; continue; }
+        if (!start && (f[i].line != f[i - 1].eline || f[i].col > f[i - 1].ecol)) text_put(&b, " ");
+        text_put(&b, f[i].text ? f[i].text : token_describe(&f[i]));
+        start = 0;
+    }
+    text_put(&b, "}).");
+    return ast_intern(b.s, b.n);
+}
+
 static int parse_is_attr(const Token *t, const char *name)
 {
     return t->kind == T_ATOM && strcmp(t->name, name) == 0;
@@ -317,7 +366,10 @@ Module *parse_module(const char *file, const char *src, size_t len)
             if (parse_is_attr(name, "record")) {
                 TokVec st = parse_strip_types(f, nf);
                 parse_init(&ps, &s, st.v, st.n, T_START_RECORD);
-                if (parse_form(&ps) == 0) module_record(m, &ps);
+                if (parse_form(&ps) == 0) {
+                    module_record(m, &ps);
+                    m->records[m->nrecords - 1].text = record_form_text(f, nf);
+                }
             } else if (parse_is_attr(name, "module") || parse_is_attr(name, "export") ||
                        parse_is_attr(name, "import") || parse_is_attr(name, "compile")) {
                 parse_init(&ps, &s, f, nf, T_START_ATTR);

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (cut > left) { fprintf(stderr, "split past the end: %zu of %zu\n", cut, left); abort(); }
         size_t n = cut ? cut : left;
         ShellCode sc;
-        ShellStatus st = compiler_compile_shell(text, n, bound, pieces % 4, fuzz_diag_drop, NULL, &sc);
+        ShellStatus st = compiler_compile_shell(text, n, "", 0, bound, pieces % 4, fuzz_diag_drop, NULL, &sc);
         if (st == SHELL_OK && (!sc.code || bytecode_check(sc.code))) {
             fprintf(stderr, "the shell compiled a module the loader refuses\n");
             abort();

@@ -154,6 +154,9 @@ static void collect(void *ctx, int line, int col, const char *msg) {
     snprintf(m->last, sizeof m->last, "%d:%d: %s", line, col, msg);
 }
 
+/* The shell's records (-record forms) the next shell_case lines see. */
+static const char *shell_records = "";
+
 /* One shell line: its status, and for SHELL_SPECIAL what it asks for. */
 static void shell_case(const char *line, const char **bound, int nbound, ShellStatus want,
                        char special, const char *var, long n, const char *msg) {
@@ -161,7 +164,8 @@ static void shell_case(const char *line, const char **bound, int nbound, ShellSt
     strcpy(text, line);
     Msgs m = { 0, "" };
     ShellCode sc;
-    ShellStatus st = compiler_compile_shell(text, strlen(text), bound, nbound, collect, &m, &sc);
+    ShellStatus st = compiler_compile_shell(text, strlen(text), shell_records, strlen(shell_records),
+                                            bound, nbound, collect, &m, &sc);
     char what[300];
     snprintf(what, sizeof what, "shell line \"%s\"", line);
     if (st != want) { fail(what, "wrong status"); return; }
@@ -189,6 +193,13 @@ static void check_shell(void) {
     shell_case("v(3).", NULL, 0, SHELL_SPECIAL, 'v', NULL, 3, NULL);
     shell_case("1 + .", NULL, 0, SHELL_SYNTAX_ERROR, 0, NULL, 0, "1:5: syntax error before: '.'");
     shell_case("W + 1.", NULL, 0, SHELL_LINT_ERROR, 0, NULL, 0, "1:1: variable 'W' is unbound");
+    /* records: rd/2 as a whole line; the shell's records reach the line */
+    shell_case("rd(p, {x, y = 2}).", NULL, 0, SHELL_SPECIAL, 'r', "-record(p, {x, y = 2}).\n", 0, NULL);
+    shell_case("#p{x = 1}.", NULL, 0, SHELL_LINT_ERROR, 0, NULL, 0, "1:1: record p undefined");
+    shell_records = "-record(p,{x, y = 2}).\n";
+    shell_case("P = #p{x = 1}, P#p.y.", NULL, 0, SHELL_OK, 0, NULL, 0, NULL);
+    shell_case("#p{z = 1}.", NULL, 0, SHELL_LINT_ERROR, 0, NULL, 0, "1:4: field z undefined in record p");
+    shell_records = "";
     /* two sequences on one line split after the first '.' */
     const char *two = "X = 1. Y = 2.";
     if (compiler_shell_split(two, strlen(two)) != 6) fail("compiler_shell_split", "wrong offset");

@@ -140,14 +140,60 @@ Term bif_shell_split_1(Process *p, Term *args) {
     return r;
 }
 
-/* erlang:'$shell_compile'(Text, BoundNames) ->
+/* The records of a text as [{Name, [Field], FormText}] in their order, or
+ * the atom error after a syntax error (reported through the diag hook). */
+static void discard_diag(void *ctx, int line, int col, const char *msg) {
+    (void)ctx; (void)line; (void)col; (void)msg;
+}
+
+static Term records_term(Process *p, const char *file, const char *src, size_t len, int quiet) {
+    int n = 0;
+    ShellRecord *rs = compiler_read_records(file, src, len, &n, quiet ? discard_diag : NULL, NULL);
+    if (!rs) return AM_error;
+    Term r = NIL;
+    for (int i = n; i-- > 0;) {
+        Term fs = NIL;
+        for (int j = rs[i].nfields; j-- > 0;) fs = cons(p, atom_intern_cstr(rs[i].fields[j]), fs);
+        const char *t = rs[i].text;
+        r = cons(p, tuple3(p, atom_intern_cstr(rs[i].name), fs, shell_text_to_list(p, t, strlen(t))), r);
+    }
+    return r;
+}
+
+/* erlang:'$shell_records'(Path) -> [{Name, [Field], FormText}] | error |
+ * {error, nofile}: the records a source or include file defines, for rr/1,2. */
+Term bif_shell_records_1(Process *p, Term *args) {
+    OutBuf path;
+    ob_init(&path);
+    if (shell_list_to_text(args[0], &path) < 0) { ob_free(&path); BIF_ERROR(p, AM_badarg); }
+    const char *file = GC_STRDUP(ob_cstr(&path));
+    ob_free(&path);
+    size_t len;
+    char *src = module_read_file(file, &len);
+    if (!src) return tuple2(p, AM_error, atom_intern_cstr("nofile"));
+    return records_term(p, file, src, len, 0);
+}
+
+/* erlang:'$shell_compile'(Text, BoundNames, Records) -> where Records is
+ * the text of the shell's -record forms (rd/2, rr/1,2), and the result
  *     incomplete | {error, Text} (syntax: the command number stays) |
  *     {lint_error, Text} (the number advances, as erl's) |
- *     {special, f|b|v, Arg} | {ok, Module} */
-Term bif_shell_compile_2(Process *p, Term *args) {
-    OutBuf src;
+ *     {special, f|b|v|r, Arg} | {ok, Module}
+ * (rd: rd(Name, Def), Arg the record as '$shell_records'/1 gives it, or
+ * error when Def does not declare a record) */
+Term bif_shell_compile_3(Process *p, Term *args) {
+    OutBuf src, recs;
     ob_init(&src);
-    if (shell_list_to_text(args[0], &src) < 0) { ob_free(&src); BIF_ERROR(p, AM_badarg); }
+    ob_init(&recs);
+    if (shell_list_to_text(args[0], &src) < 0 || shell_list_to_text(args[2], &recs) < 0) {
+        ob_free(&src); ob_free(&recs);
+        BIF_ERROR(p, AM_badarg);
+    }
+    char *rtext = GC_MALLOC_ATOMIC(recs.len + 1);
+    memcpy(rtext, recs.buf, recs.len);
+    rtext[recs.len] = 0;
+    size_t rlen = recs.len;
+    ob_free(&recs);
     int nbound = 0;
     for (Term l = args[1]; is_list(l); l = list_tail(l)) {
         if (!is_atom(list_head(l))) { ob_free(&src); BIF_ERROR(p, AM_badarg); }
@@ -172,7 +218,7 @@ Term bif_shell_compile_2(Process *p, Term *args) {
     ShellCode sc;
     Term result;
     LoadedModule *lm;
-    switch (compiler_compile_shell(text, tlen, bound, nbound, collect_diag, &col, &sc)) {
+    switch (compiler_compile_shell(text, tlen, rtext, rlen, bound, nbound, collect_diag, &col, &sc)) {
     case SHELL_INCOMPLETE:
         result = atom_intern_cstr("incomplete");
         break;
@@ -181,6 +227,16 @@ Term bif_shell_compile_2(Process *p, Term *args) {
         result = tuple2(p, AM_error, shell_text_to_list(p, msgs.buf, msgs.len));
         break;
     case SHELL_SPECIAL: {
+        if (sc.special == 'r') {
+            Term rs = records_term(p, "shell", sc.special_var, strlen(sc.special_var), 1);
+            if (is_list(rs) && is_nil(list_tail(rs))) {
+                result = tuple3(p, atom_intern_cstr("special"), atom_intern_cstr("rd"), list_head(rs));
+                break;
+            }
+            /* erl: ** exception exit: "bad record declaration" */
+            result = tuple3(p, atom_intern_cstr("special"), atom_intern_cstr("rd"), AM_error);
+            break;
+        }
         Term arg = sc.special == 'v' ? make_small(sc.special_n)
                  : sc.special_var ? atom_intern_cstr(sc.special_var) : NIL;
         char name[2] = { sc.special, 0 };

@@ -1,6 +1,7 @@
 %% file.hrl -- the records of OTP's kernel/include/file.hrl that Mini's file
 %% module returns: #file_info{} from file:read_file_info/1 and
-%% file:read_link_info/1. Include it as Erlang code does:
+%% file:read_link_info/1 (and OTP's #file_descriptor{}, so that the shell's
+%% rr(file) knows the records erl's knows). Include it as Erlang code does:
 %%     -include_lib("kernel/include/file.hrl").
 %% (the library folder is stdlib/, so this file is stdlib/kernel/include/file.hrl).
 -record(file_info,
@@ -17,3 +18,7 @@
          inode,
          uid,
          gid}).
+
+-record(file_descriptor,
+        {module,        % the module that handles the file
+         data}).        % its data
