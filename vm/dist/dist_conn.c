@@ -580,7 +580,7 @@ static int conn_up(Conn *c) {
 /* One whole handshake message m[0..n). */
 static void handshake_step(Conn *c, const unsigned char *m, size_t n) {
     unsigned char d[16];
-    switch (c->state) {
+    switch (atomic_load(&c->state)) {
     case ST_WAIT_STATUS:
         if (n >= 3 && m[0] == 's' && (memcmp(m + 1, "ok", 2) == 0)) { c->state = ST_WAIT_CHALLENGE; return; }
         fail(c, n >= 2 && m[0] == 's' && memcmp(m + 1, "alive", n - 1 < 5 ? n - 1 : 5) == 0 ? "alive" : "refused");
