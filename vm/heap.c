@@ -169,37 +169,8 @@ void heap_attach_frag(Process *p, HeapFrag *f)
     p->mbuf_words += words;
 }
 
-Term *heap_alloc(Process *p, size_t words)
-{
-#if !GC_STRESS
-    /* In GC_STRESS builds everything goes to fragments, so that every
-     * collection has fragments to merge. */
-    if ((size_t)(p->stop - p->htop) >= words) {
-        Term *hp = p->htop;
-        p->htop += words;
-        return hp;
-    }
-#endif
-    HeapFrag *f = p->mbuf;
-    if (f && f->size - f->used >= words) {
-        Term *hp = f->mem + f->used;
-        f->used += words;
-        return hp;
-    }
-    f = p->out_of_memory ? NULL : heap_frag_new(words > FRAG_MIN_WORDS ? words : FRAG_MIN_WORDS);
-    if (!f)
-        return out_of_memory(p, words);
-    f->used = words;
-    f->next = p->mbuf;
-    p->mbuf = f;
-    p->mbuf_words += f->size;
-    return f->mem;
-}
-
 Term *heap_alloc_try(Process *p, size_t words)
 {
-    if (p->out_of_memory)
-        return NULL;
 #if !GC_STRESS
     if ((size_t)(p->stop - p->htop) >= words) {
         Term *hp = p->htop;
@@ -213,9 +184,11 @@ Term *heap_alloc_try(Process *p, size_t words)
         f->used += words;
         return hp;
     }
-    /* a size no block can have (a word count past the address space) is
-     * refused as the system would refuse it */
-    f = words > FRAG_MAX_WORDS ? NULL : heap_frag_new(words > FRAG_MIN_WORDS ? words : FRAG_MIN_WORDS);
+    /* no new block for a process already marked to die for memory; a size
+     * no block can have (a word count past the address space) is refused as
+     * the system would refuse it */
+    f = p->out_of_memory || words > FRAG_MAX_WORDS ? NULL
+        : heap_frag_new(words > FRAG_MIN_WORDS ? words : FRAG_MIN_WORDS);
     if (!f) {
         gc_out_of_memory(p, OOM_NOMEM);
         p->reds = 0;
@@ -226,6 +199,14 @@ Term *heap_alloc_try(Process *p, size_t words)
     p->mbuf = f;
     p->mbuf_words += f->size;
     return f->mem;
+}
+
+/* heap_alloc_try's words, or when the system refuses them the thread's
+ * reserve (the process is marked to die at its next check). */
+Term *heap_alloc(Process *p, size_t words)
+{
+    Term *hp = heap_alloc_try(p, words);
+    return hp ? hp : out_of_memory(p, words);
 }
 
 /* Process records and first heaps are recycled through per-thread caches of

@@ -23,8 +23,9 @@ int process_reserve_xsave(Process *p, int n);
  * come from the thread's reserve (heap.c says how that stays safe). */
 Term *heap_alloc(Process *p, size_t words);
 /* The same for a request in proportion to some input, which may be larger
- * than the reserve: NULL when the system refuses the memory (or p is
- * already out of memory), p then marked to die as heap_alloc would. BIFs
+ * than the reserve: NULL when the system refuses the memory (or p, already
+ * out of memory, needs a new block), p then marked to die as heap_alloc
+ * would. BIFs
  * use it through BIF_ALLOC (bif.h). */
 Term *heap_alloc_try(Process *p, size_t words);
 
