@@ -25,8 +25,7 @@ Term *heap_alloc(Process *p, size_t words);
 /* The same for a request in proportion to some input, which may be larger
  * than the reserve: NULL when the system refuses the memory (or p, already
  * out of memory, needs a new block), p then marked to die as heap_alloc
- * would. BIFs
- * use it through BIF_ALLOC (bif.h). */
+ * would. BIFs use it through BIF_ALLOC (bif.h). */
 Term *heap_alloc_try(Process *p, size_t words);
 
 /* The reserve: each thread that runs processes makes its own at start, and
