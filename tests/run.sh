@@ -90,14 +90,19 @@ else
   for t in tests/codegen/*.mini; do [ -f "$t" ] && echo "codegen $t"; done
   for t in examples/tests/*.sh; do [ -f "$t" ] && echo "script $t"; done
   echo "script tests/sweep/sweep.sh"
-  # distribution: nodes on loopback, Mini with Mini and with a real erl
-  echo "script tests/dist/run.sh"
   # the shell and the command line (tmux-driven; lib.sh is their helper)
   for t in tests/shell/*.sh; do [ -f "$t" ] && [ "${t##*/}" != lib.sh ] && echo "script $t"; done
 } > "$results/list"
 fi
 
 xargs -P "$JOBS" -L 1 sh "$0" --one < "$results/list"
+# distribution (nodes on loopback, Mini with Mini and with a real erl) runs
+# after the rest, alone: its nodes time handshakes, ticks and replies, and
+# the tests above would starve them
+if [ -z "$ONLY" ]; then
+  echo "script tests/dist/run.sh" >> "$results/list"
+  sh "$0" --one script tests/dist/run.sh
+fi
 # Every test started must have left a result: a worker that dies (killed,
 # out of memory, a shell error) counts as a failure instead of vanishing.
 started=$(wc -l < "$results/list")

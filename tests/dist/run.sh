@@ -14,7 +14,7 @@ HOST=$(hostname | cut -d. -f1)
 FAIL=0
 check() {   # name file expected-lines
     if printf '%s\n' "$3" | diff -u - "$2" >"$TMP/diff"; then echo "ok   dist_$1"
-    else echo "FAIL dist_$1"; cat "$TMP/diff"; FAIL=1; fi
+    else { echo "FAIL dist_$1"; cat "$TMP/diff"; head -c 1500 "$2"; } | tee /dev/stderr; FAIL=1; fi
 }
 # wait until epmd knows name $1 (a node registers before it serves)
 wait_node() {
