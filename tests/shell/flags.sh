@@ -6,7 +6,8 @@ trap 'rm -rf "$TMPD"' EXIT
 fails=0
 check() {   # check NAME EXPECTED_STATUS EXPECTED_STDOUT_SUBSTRING -- command...
     name=$1; want=$2; text=$3; shift 4
-    "$@" > "$TMPD/out" 2> "$TMPD/err" < /dev/null; st=$?
+    # a run that does not end is named (status 124), not the whole test's timeout
+    timeout 30 "$@" > "$TMPD/out" 2> "$TMPD/err" < /dev/null; st=$?
     if [ "$st" != "$want" ]; then
         echo "FAIL $name: status $st, expected $want"; cat "$TMPD/out" "$TMPD/err" | head -5; fails=$((fails+1))
     elif [ -n "$text" ] && ! grep -qF -- "$text" "$TMPD/out"; then
@@ -15,7 +16,7 @@ check() {   # check NAME EXPECTED_STATUS EXPECTED_STDOUT_SUBSTRING -- command...
 }
 bad() {     # bad NAME -- command...: status 2 and a usage line on stderr
     name=$1; shift 2
-    "$@" > "$TMPD/out" 2> "$TMPD/err" < /dev/null; st=$?
+    timeout 30 "$@" > "$TMPD/out" 2> "$TMPD/err" < /dev/null; st=$?
     if [ "$st" != 2 ] || ! grep -q '^usage: mini' "$TMPD/err"; then
         echo "FAIL $name: status $st (want 2 and usage on stderr)"; cat "$TMPD/err" | head -3; fails=$((fails+1))
     fi
