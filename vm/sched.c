@@ -779,7 +779,13 @@ static Process *idle(Scheduler *s, SWord *budget) {
 
 /* ---- senders outside the schedulers (the shell's reader) ---- */
 
-void sched_external_source(int delta) { atomic_fetch_add(&nexternal, delta); }
+/* When the last source ends, every sleeper is woken to look again: one that
+ * went to sleep while the source was still counted (the stdin reader counts
+ * itself until after its reply is sent) sleeps without a time limit, and
+ * would otherwise never see that every process now waits for nothing. */
+void sched_external_source(int delta) {
+    if (atomic_fetch_add(&nexternal, delta) + delta == 0 && delta < 0 && smp_enabled) wake_all();
+}
 
 /* After such a thread delivered a message: wake every sleeper (a sleeper
  * between its last look and its wait finds its word AWAKE and does not
