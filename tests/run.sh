@@ -63,7 +63,7 @@ one_test() {
         lang) diff "$exp" "$out" | head -20 ;;
         codegen) diff "$exp" "$out" | head -20 ;;
         errors) diff "$exp" "$err" | head -20 ;;
-        sweep) head -40 "$out" ;;
+        sweep|script) head -40 "$out" ;;
       esac
       head -c 2000 "$err"
     } > "$results/$name.result"

@@ -750,6 +750,12 @@ static Process *idle(Scheduler *s, SWord *budget) {
     /* an offline scheduler takes nothing: what arrived for the inject
      * stack while it was awake goes to an online one */
     if (offline && atomic_load(&inject_head)) wake_idle_for(1);
+    /* Only an online scheduler decides that every process waits (below).
+     * An offline one that is the last to fall asleep (a thread started
+     * late, +S 64 on two cores) wakes an online one to look again: else
+     * the online ones, asleep without a limit, never see the count full
+     * and a finished run never ends. */
+    if (offline && atomic_load(&nsleeping) >= nscheds) wake_idle_for(1);
     int64_t wait = timer_sleep_limit();
     if (!stay_awake && dozing) {
         int64_t left = (int64_t)(s->backoff.not_before - timer_now_us());
