@@ -209,7 +209,7 @@ static void branches(W *w, const Alt *alts, int n) {
             }
             int *ids = GC_MALLOC_ATOMIC(sizeof *ids * (size_t)(got[j].nids + w->sc[i].nids));
             if (got[j].nids) memcpy(ids, got[j].ids, sizeof *ids * (size_t)got[j].nids);
-            memcpy(ids + got[j].nids, w->sc[i].ids, sizeof *ids * (size_t)w->sc[i].nids);
+            if (w->sc[i].nids) memcpy(ids + got[j].nids, w->sc[i].ids, sizeof *ids * (size_t)w->sc[i].nids);
             got[j].ids = ids;
             got[j].nids += w->sc[i].nids;
         }
@@ -429,7 +429,7 @@ int warnings_module(Module *m) {
         ncalls[i] = w.ncalls;
     }
     unused_functions(&w, calls, ncalls);
-    qsort(w.w, (size_t)w.nw, sizeof *w.w, warn_cmp);
+    if (w.nw > 1) qsort(w.w, (size_t)w.nw, sizeof *w.w, warn_cmp);   /* w.w is NULL when there are none */
     for (int i = 0; i < w.nw; i++) print_warning(m, &w.w[i]);
     return w.nw;
 }
