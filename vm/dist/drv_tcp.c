@@ -45,7 +45,7 @@ typedef struct Tcp {
     InetOpts o;
     int rsel, wsel;              /* selected for reading / writing */
     uint32_t next_ref;
-    OutBuf in;                   /* read, not yet delivered */
+    OutBuf in;                   /* read, still to deliver */
     size_t in_off;
     int eof;                     /* the peer closed (seen by a read) */
     int recv_waiting;            /* one recv at a time, as inet_drv */
@@ -396,17 +396,8 @@ static long op_setopts(Tcp *t, const unsigned char *buf, size_t len, DrvBuf *r) 
 }
 
 static long op_sockname(Tcp *t, int peer, DrvBuf *r) {
-    struct sockaddr_storage ss;
-    socklen_t l = sizeof ss;
     if (t->state == ST_PEER_CLOSED && peer) return inet_reply_err(r, "enotconn");
-    if ((peer ? getpeername(t->fd, (struct sockaddr *)&ss, &l) : getsockname(t->fd, (struct sockaddr *)&ss, &l)) < 0)
-        return inet_reply_errno(r, errno);
-    OutBuf b;
-    ob_init(&b);
-    inet_addr_write(&b, (struct sockaddr *)&ss);
-    long n = inet_reply_ok(r, b.buf, b.len);
-    ob_free(&b);
-    return n;
+    return inet_reply_sockname(t->fd, peer, r);
 }
 
 static long tcp_control(void *drv, unsigned cmd, const char *cbuf, size_t len, DrvBuf *r) {

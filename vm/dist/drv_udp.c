@@ -105,19 +105,6 @@ static void pump(Udp *u) {
     }
 }
 
-static long udp_sockname(Udp *u, int peer, DrvBuf *r) {
-    struct sockaddr_storage ss;
-    socklen_t l = sizeof ss;
-    if ((peer ? getpeername(u->fd, (struct sockaddr *)&ss, &l) : getsockname(u->fd, (struct sockaddr *)&ss, &l)) < 0)
-        return inet_reply_errno(r, errno);
-    OutBuf b;
-    ob_init(&b);
-    inet_addr_write(&b, (struct sockaddr *)&ss);
-    long n = inet_reply_ok(r, b.buf, b.len);
-    ob_free(&b);
-    return n;
-}
-
 static long udp_control(void *drv, unsigned cmd, const char *cbuf, size_t len, DrvBuf *r) {
     Udp *u = drv;
     const unsigned char *buf = (const unsigned char *)cbuf, *end = buf + len;
@@ -179,8 +166,8 @@ static long udp_control(void *drv, unsigned cmd, const char *cbuf, size_t len, D
         ob_free(&b);
         return n;
     }
-    case INET_OP_SOCKNAME: return udp_sockname(u, 0, r);
-    case INET_OP_PEERNAME: return udp_sockname(u, 1, r);
+    case INET_OP_SOCKNAME: return inet_reply_sockname(u->fd, 0, r);
+    case INET_OP_PEERNAME: return inet_reply_sockname(u->fd, 1, r);
     default: return -1;
     }
 }

@@ -266,3 +266,16 @@ Term inet_data_term(DrvPort *port, int binary, const char *b, size_t n) {
     }
     return l;
 }
+
+long inet_reply_sockname(int fd, int peer, DrvBuf *r) {
+    struct sockaddr_storage ss;
+    socklen_t l = sizeof ss;
+    if ((peer ? getpeername(fd, (struct sockaddr *)&ss, &l) : getsockname(fd, (struct sockaddr *)&ss, &l)) < 0)
+        return inet_reply_errno(r, errno);
+    OutBuf b;
+    ob_init(&b);
+    inet_addr_write(&b, (struct sockaddr *)&ss);
+    long n = inet_reply_ok(r, b.buf, b.len);
+    ob_free(&b);
+    return n;
+}

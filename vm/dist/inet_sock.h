@@ -68,6 +68,8 @@ Term inet_errno_atom(int e);
 long inet_reply_ok(DrvBuf *r, const void *payload, size_t n);
 long inet_reply_err(DrvBuf *r, const char *atom);
 long inet_reply_errno(DrvBuf *r, int e);
+/* fd's own address (peer 0) or its peer's, as the reply to sockname/peername. */
+long inet_reply_sockname(int fd, int peer, DrvBuf *r);
 long inet_reply_wait(DrvBuf *r, uint32_t ref);
 
 /* Sets the options in buf on fd and o. `active` is left to the caller:
