@@ -140,9 +140,12 @@ test: deps
 	@$(MAKE) --no-print-directory all unit frontend-check
 	@sh tests/run.sh $(BIN) $(BUILD)/tests
 
+# An unoptimised build that collects at every allocation runs the tests
+# that fill hundreds of megabytes (oom_*.sh) 20-50 times slower: a per-test
+# limit of 5 minutes instead of 2, still one that catches a hang.
 check-gc:
 	@$(MAKE) --no-print-directory GC_STRESS=1 MODE=debug all unit
-	@sh tests/run.sh bin/mini-debug-gcstress build/debug-gcstress/tests
+	@TEST_TIMEOUT=300 sh tests/run.sh bin/mini-debug-gcstress build/debug-gcstress/tests
 
 # The whole suite with one, two and four schedulers and without SMP (+S 4:4:
 # four online, whatever the cores; plain +S 4 puts at most one per core

@@ -75,6 +75,9 @@
 #ifndef GC_STRESS
 #define GC_STRESS 0
 #endif
+/* Stress builds force a major every 64 collections while the old heap
+ * holds fewer words than this (see gc_collect). */
+#define GC_STRESS_MAJOR_WORDS (64 * 1024)
 
 /* Fragments larger than this share of the young block make gc_ensure collect
  * even when there is room: their memory is only given back by a collection. */
@@ -489,7 +492,11 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     if (p->gen_gcs >= p->max_gen_gcs)
         major = 1;
 #if GC_STRESS
-    if ((p->gc.minor + p->gc.major) % 64 == 63)  /* exercise both kinds */
+    /* Exercise both kinds, but force majors only while the old heap is
+     * small: a forced major copies everything, and one every 64 collections
+     * of a heap that keeps growing makes a long loop quadratic. Large heaps
+     * still have majors, from the normal rule (the old heap is full). */
+    if ((p->gc.minor + p->gc.major) % 64 == 63 && old_used < GC_STRESS_MAJOR_WORDS)
         major = 1;
 #endif
     if (!major && mature > 0) {

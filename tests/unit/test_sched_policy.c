@@ -145,7 +145,7 @@ static void test_steal_count(void) {
 /* A runnext moves only when the thief has seen the same process there, on
  * the same victim, for longer than the grace period. */
 static void test_runnext(void) {
-    int v1, v2, p1, p2;
+    int v1 = 0, v2 = 0, p1 = 0, p2 = 0;   /* only their addresses matter */
     LoneWatch w = { 0 };
     CHECK_EQ(policy_runnext_ready(&w, &v1, &p1, 1000), 0, "first sight");
     CHECK_EQ(policy_runnext_ready(&w, &v1, &p1, 1000 + POLICY_RUNNEXT_GRACE_US), 0, "just the grace");
