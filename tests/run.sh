@@ -95,7 +95,7 @@ else
 } > "$results/list"
 fi
 
-xargs -P "$JOBS" -L 1 sh "$0" --one < "$results/list"
+xargs -r -P "$JOBS" -L 1 sh "$0" --one < "$results/list"
 # distribution (nodes on loopback, Mini with Mini and with a real erl) runs
 # after the rest, alone: its nodes time handshakes, ticks and replies, and
 # the tests above would starve them

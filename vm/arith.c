@@ -50,7 +50,10 @@ Term make_big_from_digits(Process *p, int neg, const uint64_t *d, size_t n)
         if (neg && m <= (uint64_t)MAX_SMALL + 1)
             return make_small(-(SWord)(m - 1) - 1);
     }
-    Term *hp = heap_alloc(p, n + 1);
+    /* A result of up to 2^24 digits may be more than the system gives:
+     * the process dies (bif_out_of_memory), not the VM. */
+    Term *hp;
+    BIF_ALLOC(p, hp, n + 1);
     hp[0] = make_header(n, neg ? BOXED_NEG_BIG : BOXED_POS_BIG);
     memcpy(hp + 1, d, n * sizeof(uint64_t));
     return make_boxed(hp);

@@ -31,6 +31,14 @@
 #define LINE_LEN 80
 #define ARG_DEPTH 30
 
+
+/* A scratch buffer's text joins the report; memory it was refused makes
+ * the report's buffer fail too (the callers print a shorter report). */
+static void sub_free(OutBuf *b, OutBuf *t) {
+    if (t->failed) ob_refused(b, 0);
+    ob_free(t);
+}
+
 static int is_tagged(Term t, Term tag, UWord arity) {
     return is_tuple(t) && tuple_arity(t) == arity && tuple_elems(t)[0] == tag;
 }
@@ -113,12 +121,12 @@ static void put_args(OutBuf *b, Term args, long col) {
         return;
     }
     OutBuf t;
-    ob_init(&t);
+    ob_init_soft(&t);
     print_pretty(&t, args, col, LINE_LEN, ARG_DEPTH, PRINT_STRINGS);
     ob_putc(b, '(');
     if (t.len > 2) ob_write(b, t.buf + 1, t.len - 2);
     ob_putc(b, ')');
-    ob_free(&t);
+    sub_free(b, &t);
 }
 
 static size_t line_col(const OutBuf *b) {
@@ -192,26 +200,26 @@ static int count_nl(const char *s, size_t n) {
 static void put_value(OutBuf *b, const char *what, Term v, int cls_len) {
     ob_puts(b, what);
     OutBuf t;
-    ob_init(&t);
+    ob_init_soft(&t);
     long col = cls_len + REPORT_INDENT + (long)strlen(what) + 1;
     print_pretty(&t, v, col, LINE_LEN, -1, PRINT_STRINGS);
     int n1 = count_nl(t.buf, t.len);
     if (n1 > 1) {
         OutBuf u;
-        ob_init(&u);
+        ob_init_soft(&u);
         print_pretty(&u, v, REPORT_INDENT + 1 + cls_len, LINE_LEN, -1, PRINT_STRINGS);
         if (count_nl(u.buf, u.len) < n1) {
             ob_putc(b, '\n');
             ob_pad(b, ' ', (size_t)(REPORT_INDENT + cls_len));
             ob_write(b, u.buf, u.len);
-            ob_free(&u);
-            ob_free(&t);
+            sub_free(b, &u);
+            sub_free(b, &t);
             return;
         }
-        ob_free(&u);
+        sub_free(b, &u);
     }
     ob_write(b, t.buf, t.len);
-    ob_free(&t);
+    sub_free(b, &t);
 }
 
 static void explain_error(OutBuf *b, Term r, int cls_len) {
@@ -246,10 +254,10 @@ static void explain_error(OutBuf *b, Term r, int cls_len) {
         return;
     }
     OutBuf t;
-    ob_init(&t);
+    ob_init_soft(&t);
     print_pretty(&t, r, REPORT_INDENT + 1 + cls_len, LINE_LEN, -1, PRINT_STRINGS);
     ob_write(b, t.buf, t.len);
-    ob_free(&t);
+    sub_free(b, &t);
 }
 
 static int is_frame(Term e) {
@@ -311,10 +319,10 @@ void error_format(OutBuf *b, int cls, Term reason, Term trace) {
         explain_error(b, reason, cls_len);
     } else {
         OutBuf t;
-        ob_init(&t);
+        ob_init_soft(&t);
         print_pretty(&t, reason, REPORT_INDENT + 1 + cls_len, LINE_LEN, -1, PRINT_STRINGS);
         ob_write(b, t.buf, t.len);
-        ob_free(&t);
+        sub_free(b, &t);
     }
     ob_putc(b, '\n');
     /* the frames above the first of the shell's own: below it is only the
@@ -331,8 +339,12 @@ void error_format(OutBuf *b, int cls, Term reason, Term trace) {
 
 void report_uncaught(Process *p) {
     OutBuf b;
-    ob_init(&b);
+    ob_init_soft(&b);
     error_format(&b, p->exc_class, p->exc_reason, p->exc_trace);
+    if (b.failed) {
+        ob_free(&b);
+        ob_puts(&b, "*** an exception whose text is too large for the memory left\n");
+    }
     fflush(stdout);
     fwrite(b.buf, 1, b.len, stderr);
     fflush(stderr);

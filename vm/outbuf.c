@@ -33,6 +33,12 @@ void ob_reserve(OutBuf *b, size_t extra) {
     b->cap = cap;
 }
 
+void ob_refused(OutBuf *b, size_t bytes) {
+    if (!b->soft) FATAL("out of memory for %zu bytes of text", bytes);
+    b->failed = 1;
+    b->len = 0;
+}
+
 void ob_write(OutBuf *b, const char *s, size_t n) {
     if (!n) return;
     ob_reserve(b, n);

@@ -25,6 +25,9 @@ void ob_puts(OutBuf *b, const char *s);
 void ob_pad(OutBuf *b, int c, size_t n);         /* n copies of byte c          */
 void ob_printf(OutBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *ob_cstr(OutBuf *b);                  /* NUL-terminated view          */
+/* A writer's own scratch memory (a big integer's digits) was refused: as a
+ * refused growth, `failed` for a soft buffer, else the VM stops. */
+void ob_refused(OutBuf *b, size_t bytes);
 
 static inline void ob_putc(OutBuf *b, int c) {
     if (b->len + 1 >= b->cap) {

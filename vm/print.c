@@ -18,6 +18,7 @@
 #include "num_text.h"
 
 #include <math.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,7 +165,7 @@ static void put_uword(OutBuf *b, UWord v, int base, int lowercase) {
 static void put_big(OutBuf *b, Term t, int base, int lowercase) {
     size_t n = big_size(t);
     uint64_t *d = malloc(n * sizeof *d);
-    if (!d) FATAL("out of memory printing a %zu-digit big integer", n);
+    if (!d) { ob_refused(b, n * sizeof *d); return; }
     memcpy(d, big_digits(t), n * sizeof *d);
     uint64_t chunk = (uint64_t)base;
     int per = 1;
@@ -173,7 +174,7 @@ static void put_big(OutBuf *b, Term t, int base, int lowercase) {
                                 : "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
     size_t cap = n * 64 + 8, pos = cap;
     char *out = malloc(cap);
-    if (!out) FATAL("out of memory for the text of a %zu-digit big integer", n);
+    if (!out) { free(d); ob_refused(b, cap); return; }
     while (n > 0 && d[n - 1] == 0) n--;
     while (n > 0) {
         unsigned __int128 rem = 0;
@@ -314,18 +315,20 @@ typedef struct Task {
 } Task;
 
 typedef struct TaskStack {
+    jmp_buf *oom;              /* where refused memory goes (else: fatal)    */
     Task *t;
     size_t n, cap;
     Task small[32];
 } TaskStack;
 
-static void ts_init(TaskStack *s) { s->t = s->small; s->n = 0; s->cap = 32; }
+static void ts_init(TaskStack *s) { s->oom = NULL; s->t = s->small; s->n = 0; s->cap = 32; }
 static void ts_free(TaskStack *s) { if (s->t != s->small) free(s->t); }
 
 static Task *ts_push(TaskStack *s, int op) {
     if (s->n == s->cap) {
         size_t cap = s->cap * 2;
         Task *n = s->t == s->small ? malloc(cap * sizeof *n) : realloc(s->t, cap * sizeof *n);
+        if (!n && s->oom) longjmp(*s->oom, 1);
         if (!n) FATAL("out of memory for %zu tasks of the term printer", cap);
         if (s->t == s->small) memcpy(n, s->small, sizeof s->small);
         s->t = n;
@@ -485,6 +488,7 @@ static size_t pn_reserve(PCtx *c, size_t k) {
         size_t cap = c->cap ? c->cap : 64;
         while (cap < c->nnodes + k) cap *= 2;
         PNode *nn = realloc(c->nodes, cap * sizeof *nn);
+        if (!nn && c->ts.oom) longjmp(*c->ts.oom, 1);
         if (!nn) FATAL("out of memory for %zu nodes of the pretty printer", cap);
         c->nodes = nn;
         c->cap = cap;
@@ -1086,19 +1090,36 @@ static int cind(PCtx *c, size_t idx, long col, long ind, long ld, long w) {
     return ok;
 }
 
-void print_pretty(OutBuf *b, Term t, long col, long ll, long depth, int strings) {
+void print_pretty(OutBuf *b, Term t, long col_, long ll, long depth, int strings) {
     if (depth == 0) { ob_puts(b, "..."); return; }
-    if (col <= 0) col = 1;
+    volatile long col = col_ <= 0 ? 1 : col_;   /* (read after the setjmp) */
     if (!is_list(t) && !is_tuple(t) && !is_bitstring(t) && !is_map_term(t)) { put_atomic(b, t); return; }
     PCtx c;
     memset(&c, 0, sizeof c);
     ob_init(&c.text);
+    c.text.soft = b->soft;
     ts_init(&c.ts);
+    /* Into a soft buffer (an error report, io:format), a term whose layout
+     * the memory left cannot hold fails the buffer instead of the VM: the
+     * walks hold all they own in c, so a jump back here frees it all. */
+    jmp_buf oom;
+    if (b->soft) {
+        if (setjmp(oom)) {
+            ts_free(&c.ts);
+            map_order_cache_free(c.orders);
+            ob_free(&c.text);
+            free(c.nodes);
+            ob_refused(b, 0);
+            return;
+        }
+        c.ts.oom = &oom;
+    }
     c.out = b;
     c.ll = ll;
     c.strings = strings;
     size_t root = pn_reserve(&c, 1);
     pn_build(&c, root, t, depth);
+    if (c.text.failed) longjmp(oom, 1);      /* (only soft buffers fail) */
     c.m = c.nodes[root].len;
     if (ll == 0 || c.m < ll - col) {
         pn_write(&c, root);

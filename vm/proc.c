@@ -145,13 +145,20 @@ Term proc_exception_reason(Process *p) {
 
 static void error_report(Process *p, Term reason) {
     OutBuf b;
-    ob_init(&b);
+    ob_init_soft(&b);
     error_report_header(&b);
     ob_puts(&b, "Error in process ");
     print_term(&b, p->pid, PRINT_WRITE);
     ob_puts(&b, " with exit value:\n");
     print_term(&b, reason, PRINT_PRINT);
     ob_puts(&b, "\n\n");
+    if (b.failed) {             /* the reason's text did not fit in memory */
+        ob_free(&b);
+        error_report_header(&b);
+        ob_puts(&b, "Error in process ");
+        print_term(&b, p->pid, PRINT_WRITE);
+        ob_puts(&b, " with an exit value too large to print in the memory left\n\n");
+    }
     io_write_err(b.buf, b.len);
     ob_free(&b);
 }

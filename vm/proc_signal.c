@@ -60,14 +60,31 @@ static Message *message_alloc(size_t words) {
 }
 
 /* A signal of `kind` with room for `words` words of term data. */
-static Message *signal_alloc(size_t words, int kind, Term from, uint64_t ref) {
-    Message *m = message_alloc(words + SIG_WORDS);
+static Message *signal_init(Message *m, size_t words, int kind, Term from, uint64_t ref) {
     m->used = words;
     m->kind = kind;
     m->term = NIL;
     m->mem[words] = from;
     m->mem[words + 1] = (Term)ref;
     return m;
+}
+
+static Message *signal_alloc(size_t words, int kind, Term from, uint64_t ref) {
+    return signal_init(message_alloc(words + SIG_WORDS), words, kind, from, ref);
+}
+
+/* An exit or 'DOWN' signal with `fixed` words and a copy of *reason. A
+ * reason the memory left cannot copy (a huge term in a stack trace) goes
+ * as `killed`, as for a process the memory ceiling kills: the dead process
+ * cannot take the VM with it. *n is the size of the reason sent. */
+static Message *reason_signal_alloc(size_t fixed, Term *reason, size_t *n, int kind, Term from,
+                                    uint64_t ref) {
+    *n = copy_size(*reason);
+    Message *m = message_try_alloc(fixed + *n + SIG_WORDS);
+    if (m) return signal_init(m, fixed + *n, kind, from, ref);
+    *reason = ATOM_TERM(killed);
+    *n = 0;
+    return signal_alloc(fixed, kind, from, ref);
 }
 
 Message *proc_signal_copy(Term t, int kind, Term from, uint64_t ref) {
@@ -240,8 +257,8 @@ static int send_signal(Term from, Term to, int kind, uint64_t ref) {
 /* {'EXIT', From, Reason}: sent as the exit signal itself, so a process that
  * traps exits can queue it as it is. */
 static Message *exit_message(Term from, Term reason, int link) {
-    size_t n = copy_size(reason);
-    Message *m = signal_alloc(n + 4, SIG_EXIT, from, 0);
+    size_t n;
+    Message *m = reason_signal_alloc(4, &reason, &n, SIG_EXIT, from, 0);
     Term *hp = m->mem;
     Term r = copy_term(reason, hp + 4);
     hp[0] = make_tuple_header(3);
@@ -276,8 +293,8 @@ void proc_send_exit_external(Term from, Term to, Term reason) {
  * holds the monitor (so none comes after demonitor/1), with its tag and,
  * for a monitor by name, {Name, Node} for Pid (down_deliver). */
 static void send_down(Term to, uint64_t ref, Term pid, Term reason) {
-    size_t n = copy_size(reason);
-    Message *m = signal_alloc(n + 6 + REF_WORDS, SIG_DOWN, pid, ref);
+    size_t n;
+    Message *m = reason_signal_alloc(6 + REF_WORDS, &reason, &n, SIG_DOWN, pid, ref);
     Term *hp = m->mem;
     Term r = copy_term(reason, hp + 6 + REF_WORDS);
     Term rt = make_ref_at(hp + 6, ref);
@@ -345,6 +362,8 @@ int proc_info_request(Process *p, Term pid, Term items, int all, uint64_t ref) {
 
 /* {Ref, Info} to whoever asked */
 static void info_reply(Term to, uint64_t ref, Term info, Process *heap_owner) {
+    if (info == THE_NON_VALUE)   /* no memory to answer: it dies, as if first */
+        info = AM_undefined;
     Term *hp = heap_owner ? heap_alloc(heap_owner, 3 + REF_WORDS) : NULL;
     if (!hp) {
         /* a dying process answers `undefined` from a fragment of its own */

@@ -29,7 +29,8 @@ Term bif_get_1(Process *p, Term *args) {
 static Term dict_list(Process *p) {
     const ProcDict *d = p->dict;
     if (!d || !d->used) return NIL;
-    Term *hp = heap_alloc(p, 5 * (size_t)d->used), res = NIL;
+    Term *hp, res = NIL;
+    BIF_ALLOC(p, hp, 5 * (size_t)d->used);
     for (uint32_t i = 0; proc_dict_next(d, &i); i++, hp += 5) {
         hp[0] = make_tuple_header(2);
         hp[1] = d->kv[2 * i];
@@ -54,6 +55,8 @@ Term bif_erase_1(Process *p, Term *args) {
 Term bif_erase_0(Process *p, Term *args) {
     (void)args;
     Term all = dict_list(p);
+    if (all == THE_NON_VALUE)                  /* no memory for the list */
+        return all;
     proc_dict_free(p->dict);
     p->dict = NULL;
     return all;
@@ -63,13 +66,19 @@ Term bif_erase_0(Process *p, Term *args) {
  * exactly it. */
 static Term dict_keys(Process *p, Term value) {
     const ProcDict *d = p->dict;
-    Term res = NIL;
+    Term res = NIL, *hp;
+    size_t n = 0;                      /* one allocation, counted first */
+    for (uint32_t i = 0; proc_dict_next(d, &i); i++)
+        n += value == THE_NON_VALUE || terms_exactly_equal(d->kv[2 * i + 1], value);
+    if (!n)
+        return NIL;
+    BIF_ALLOC(p, hp, 2 * n);
     for (uint32_t i = 0; proc_dict_next(d, &i); i++) {
         if (value != THE_NON_VALUE && !terms_exactly_equal(d->kv[2 * i + 1], value)) continue;
-        Term *hp = heap_alloc(p, 2);
-        hp[0] = d->kv[2 * i];
-        hp[1] = res;
-        res = make_list(hp);
+        hp += 2;
+        hp[-2] = d->kv[2 * i];
+        hp[-1] = res;
+        res = make_list(hp - 2);
     }
     return res;
 }

@@ -48,6 +48,8 @@ typedef struct { Term head; Term *tail; } ListBuilder;
 static void lb_init(ListBuilder *b) { b->head = NIL; b->tail = &b->head; }
 
 static void lb_add(Process *p, ListBuilder *b, Term t) {
+    if (p->out_of_memory)    /* the answer is dropped (info_answer): spare */
+        return;              /* the reserve heap_alloc falls back on */
     Term *hp = heap_alloc(p, 2);
     hp[0] = t; hp[1] = NIL;
     *b->tail = make_list(hp);
@@ -65,7 +67,8 @@ static Term string_term(Process *p, const char *s) {
 static Term copy_here(Process *p, Term t) {
     size_t n = copy_size(t);
     if (!n) return t;
-    Term *hp = heap_alloc(p, n);
+    Term *hp = heap_alloc_try(p, n);   /* may be huge: p dies, not the VM */
+    if (!hp) return THE_NON_VALUE;
     Term c = copy_term(t, hp);
     binary_adopt(p, hp, hp + n);       /* binaries: copied ProcBins join p's list */
     return c;
@@ -140,7 +143,7 @@ static Term info_messages(Process *p, Process *q) {
 
 static Term info_links(Process *p, Process *q) {
     Term list = NIL;
-    for (int i = q->nlinks - 1; i >= 0; i--) {
+    for (int i = q->nlinks - 1; i >= 0 && !p->out_of_memory; i--) {
         Term *hp = heap_alloc(p, 2);
         hp[0] = q->links[i]; hp[1] = list;
         list = make_list(hp);
@@ -166,10 +169,14 @@ static Term info_monitored_by(Process *p, Process *q) { return monitor_list(p, q
 static Term info_dictionary(Process *p, Process *q) {
     Term res = NIL;
     const ProcDict *d = q->dict;
-    for (uint32_t i = 0; proc_dict_next(d, &i); i++) {
+    if (!d || !d->used) return NIL;
+    /* one block for the pairs: a million small allocations would outlast
+     * the reserve heap_alloc falls back on when memory runs out */
+    Term *hp = heap_alloc_try(p, 5 * (size_t)d->used);
+    if (!hp) return THE_NON_VALUE;
+    for (uint32_t i = 0; proc_dict_next(d, &i); i++, hp += 5) {
         Term k = q == p ? d->kv[2 * i] : copy_here(p, d->kv[2 * i]);
         Term v = q == p ? d->kv[2 * i + 1] : copy_here(p, d->kv[2 * i + 1]);
-        Term *hp = heap_alloc(p, 5);
         hp[0] = make_tuple_header(2);
         hp[1] = k;
         hp[2] = v;
@@ -303,8 +310,16 @@ static int valid_items(Term items) {
     return is_nil(items);
 }
 
-/* process_info/1 (all) or /2 (items) of p, computed by p itself. */
+/* process_info/1 (all) or /2 (items) of p, computed by p itself; an item
+ * that p's heap cannot hold (a huge dictionary or queue, memory exhausted)
+ * marks p to die and makes the answer THE_NON_VALUE. */
+static Term info_build(Process *p, Term items, int all);
 Term info_answer(Process *p, Term items, int all) {
+    Term r = info_build(p, items, all);
+    return p->out_of_memory ? THE_NON_VALUE : r;
+}
+
+static Term info_build(Process *p, Term items, int all) {
     if (all) {
         ListBuilder b;
         lb_init(&b);
@@ -326,6 +341,7 @@ Term bif_process_info_self_1(Process *p, Term *args) {
     if (args[0] != p->pid) BIF_ERROR(p, AM_badarg);
     proc_drain(p);
     Term r = info_answer(p, NIL, 1);
+    if (r == THE_NON_VALUE) return bif_out_of_memory(p);
     if (p->exiting) p->reds = 0;    /* a drained signal killed us: stop soon */
     p->reds -= NITEMS(default_items);
     return r;
@@ -335,6 +351,7 @@ Term bif_process_info_self_2(Process *p, Term *args) {
     if (args[0] != p->pid || !valid_items(args[1])) BIF_ERROR(p, AM_badarg);
     proc_drain(p);
     Term r = info_answer(p, args[1], 0);
+    if (r == THE_NON_VALUE) return bif_out_of_memory(p);
     if (p->exiting) p->reds = 0;
     return r;
 }

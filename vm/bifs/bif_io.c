@@ -99,11 +99,12 @@ void io_halt(int status) {
 
 static Term do_format(Process *p, Term fmt, Term args) {
     OutBuf b;
-    ob_init(&b);
+    ob_init_soft(&b);           /* a text memory cannot hold kills the caller */
     if (format_run(&b, fmt, args) < 0) {
         ob_free(&b);
         BIF_ERROR(p, AM_badarg);
     }
+    if (b.failed) { ob_free(&b); return bif_out_of_memory(p); }
     io_write_out(b.buf, b.len);
     p->reds -= (SWord)(b.len / 64);
     ob_free(&b);
@@ -124,11 +125,12 @@ Term bif_io_format_3(Process *p, Term *args) {
         return do_format(p, args[1], args[2]);
     }
     OutBuf b;
-    ob_init(&b);
+    ob_init_soft(&b);
     if (format_run(&b, args[1], args[2]) < 0) {
         ob_free(&b);
         BIF_ERROR(p, AM_badarg);
     }
+    if (b.failed) { ob_free(&b); return bif_out_of_memory(p); }
     io_write_err(b.buf, b.len);
     ob_free(&b);
     return AM_ok;
@@ -140,11 +142,12 @@ Term bif_io_format_2(Process *p, Term *args) { return do_format(p, args[0], args
  * UTF-8 binary, for io:format/3 to a file (stdlib/io.mini). */
 Term bif_io_format_bin_2(Process *p, Term *args) {
     OutBuf b;
-    ob_init(&b);
+    ob_init_soft(&b);
     if (format_run(&b, args[0], args[1]) < 0) {
         ob_free(&b);
         BIF_ERROR(p, AM_badarg);
     }
+    if (b.failed) { ob_free(&b); return bif_out_of_memory(p); }
     Term r = bin_from_bytes(p, b.buf, b.len);
     p->reds -= (SWord)(b.len / 64);
     ob_free(&b);
@@ -153,11 +156,12 @@ Term bif_io_format_bin_2(Process *p, Term *args) {
 
 Term bif_io_put_chars_1(Process *p, Term *args) {
     OutBuf b;
-    ob_init(&b);
+    ob_init_soft(&b);
     if (format_chars(&b, args[0], 1) < 0) {
         ob_free(&b);
         BIF_ERROR(p, AM_badarg);
     }
+    if (b.failed) { ob_free(&b); return bif_out_of_memory(p); }
     io_write_out(b.buf, b.len);
     ob_free(&b);
     return AM_ok;
@@ -170,10 +174,10 @@ Term bif_io_nl_0(Process *p, Term *args) {
 }
 
 Term bif_io_write_1(Process *p, Term *args) {
-    (void)p;
     OutBuf b;
-    ob_init(&b);
+    ob_init_soft(&b);
     print_term(&b, args[0], PRINT_WRITE);
+    if (b.failed) { ob_free(&b); return bif_out_of_memory(p); }
     io_write_out(b.buf, b.len);
     ob_free(&b);
     return AM_ok;
@@ -183,14 +187,16 @@ Term bif_io_write_1(Process *p, Term *args) {
  * Erlang returns a deep list that prints the same). */
 Term bif_io_lib_format_2(Process *p, Term *args) {
     OutBuf b;
-    ob_init(&b);
+    ob_init_soft(&b);
     if (format_run(&b, args[0], args[1]) < 0) {
         ob_free(&b);
         BIF_ERROR(p, AM_badarg);
     }
+    if (b.failed) { ob_free(&b); return bif_out_of_memory(p); }
     Term res = NIL;
     if (b.len > 0) {
-        Term *hp = heap_alloc(p, 2 * b.len);
+        Term *hp = heap_alloc_try(p, 2 * b.len);
+        if (!hp) { ob_free(&b); return bif_out_of_memory(p); }
         res = make_list(hp);
         for (size_t i = 0; i < b.len; i++, hp += 2) {
             hp[0] = make_small((unsigned char)b.buf[i]);
