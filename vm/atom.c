@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "atom.h"
+#include "boehm_oom.h"
 #include "fatal.h"
 
 /* The limit on the number of atoms (+t, Erlang's default 1,048,576):
@@ -68,7 +69,9 @@ static uint32_t hash_text(const char *s, size_t len)
 
 static void *gc_alloc_or_die(size_t bytes)
 {
+    jmp_buf *j = boehm_oom_hold();      /* called with table_lock held */
     void *m = GC_MALLOC(bytes);
+    boehm_oom_release(j);
     if (!m) FATAL("out of memory in the atom table (%zu bytes)", bytes);
     return m;
 }

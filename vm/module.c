@@ -18,6 +18,8 @@
 #include <limits.h>
 
 #include "module.h"
+#include "boehm_oom.h"
+#include "fatal.h"
 #include "loader.h"
 #include "atom.h"
 #include "bif.h"
@@ -57,7 +59,10 @@ Export *export_get(Term module, Term name, int arity) {
     for (; n; n = n->next)
         if (n->e.module == module && n->e.name == name && n->e.arity == arity) break;
     if (!n) {
+        jmp_buf *j = boehm_oom_hold();          /* export_lock is held */
         n = GC_MALLOC_UNCOLLECTABLE(sizeof *n);
+        boehm_oom_release(j);
+        if (!n) FATAL("out of memory for an export entry");
         memset(n, 0, sizeof *n);
         n->e.module = module; n->e.name = name; n->e.arity = arity;
         /* where a process starting in this function begins: written once,
@@ -154,11 +159,13 @@ char *module_read_file(const char *path, size_t *len) {
     if (!f) return NULL;
     size_t cap = 4096, n = 0;
     char *buf = GC_MALLOC_ATOMIC(cap + 1);
+    if (!buf) { fclose(f); return NULL; }
     size_t got;
     while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
         n += got;
         if (n == cap) {
             char *nb = GC_MALLOC_ATOMIC(cap * 2 + 1);
+            if (!nb) { fclose(f); return NULL; }
             memcpy(nb, buf, n);
             buf = nb; cap *= 2;
         }
@@ -170,12 +177,23 @@ char *module_read_file(const char *path, size_t *len) {
 }
 
 /* Compiles source text and loads it. Returns the module or NULL (errors
- * printed). `expect` is the module name the file must declare, or 0. */
+ * printed). `expect` is the module name the file must declare, or 0. Boehm's
+ * heap refused while compiling or loading makes it NULL too (boehm_oom.h):
+ * the module is as good as missing. Called with load_lock held. */
 static LoadedModule *compile_and_load(const char *path, const char *src, size_t len, Term expect) {
     size_t alen;
+    jmp_buf refused;
+    if (setjmp(refused)) {
+        boehm_oom_release(NULL);
+        fprintf(stderr, "mini: out of memory compiling %s\n", path);
+        return NULL;
+    }
+    boehm_oom_install();
+    boehm_oom_release(&refused);
     CodeModule *cm = compiler_compile_module(path, src, len, expect ? atom_name(expect, &alen) : NULL);
-    if (!cm) return NULL;
-    return loader_load(cm);
+    LoadedModule *lm = cm ? loader_load(cm) : NULL;
+    boehm_oom_release(NULL);
+    return lm;
 }
 
 void module_register(LoadedModule *lm) {
