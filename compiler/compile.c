@@ -64,22 +64,23 @@ static void add_module_info(Module *m) {
     m->exports = ex; m->nexports = ne;
 }
 
-static __thread int warnings_wanted;
+static __thread FILE *warnings_to;
 int compiler_warnings_off;
 
-void compiler_warnings_want(int on) { warnings_wanted = on; }
+void compiler_warnings_want(FILE *to) { warnings_to = to; }
 
 CodeModule *compiler_compile_module(const char *file, const char *src, size_t len,
                                     const char *expect) {
     Module *m = parse_module(file, src, len);
     if (m && m->name) add_module_info(m);       /* before the checks: local calls see them */
     if (!m || check_module(m) > 0) return NULL;
+    if (warnings_to && !compiler_warnings_off) warnings_module(m, warnings_to);
     if (expect && strcmp(m->name, expect) != 0) {
-        fprintf(stderr, "%s: module name '%s' does not match file name '%s'\n", file, m->name,
-                expect);
+        FILE *to = warnings_to ? warnings_to : stderr;
+        fprintf(to, "%s: Module name '%s' does not match file name '%s'\n", file, m->name, expect);
+        fflush(to);
         return NULL;
     }
-    if (warnings_wanted && !compiler_warnings_off) warnings_module(m);
     return codegen_module(m);
 }
 

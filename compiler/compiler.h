@@ -11,6 +11,7 @@
 #define MINI_COMPILER_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "bytecode.h"
 
 /* Compiles one module's source text. expect, when not NULL, is the module
@@ -19,11 +20,15 @@
 CodeModule *compiler_compile_module(const char *file, const char *src, size_t len,
                                     const char *expect);
 
-/* Whether the next compiles on the calling thread print erlc's warnings
- * (unused variables and functions, shadowed variables): `mini file.mini`
- * and the shell's c/1,2 ask for them, modules loaded by name from the
- * code path do not. compiler_warnings_off (-W0) silences them all. */
-void compiler_warnings_want(int on);
+/* Where the next compiles on the calling thread print erlc's warnings
+ * (unused variables and functions, shadowed variables), NULL for nowhere:
+ * the shell's c/1,2 ask for them on standard output, as erl's c/1 and erlc
+ * print them; `mini file.mini` on standard error, since standard output is
+ * the program's; modules loaded by name from the code path do not ask. A
+ * module name that does not match the file's goes there too, after the
+ * warnings, as erl's c/1 reports it. compiler_warnings_off (-W0) silences
+ * the warnings. */
+void compiler_warnings_want(FILE *to);
 extern int compiler_warnings_off;
 
 /* Where -include and -include_lib look (compiler/include.c has the order):

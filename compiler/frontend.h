@@ -11,6 +11,7 @@
 #define MINI_FRONTEND_H
 
 #include "ast.h"
+#include <stdio.h>
 
 /* Parses a whole module. Returns NULL after printing errors. */
 Module *parse_module(const char *file, const char *src, size_t len);
@@ -24,9 +25,9 @@ Expr **parse_exprs(const char *file, const char *src, size_t len, int *nexprs,
 
 /* Checks a parsed module; prints each error; returns the number of errors. */
 int check_module(Module *m);
-/* Prints erlc's warnings for a module that checked clean (warnings.c);
- * returns their number. */
-int warnings_module(Module *m);
+/* Prints erlc's warnings for a module that checked clean (warnings.c) on
+ * `to`; returns their number. */
+int warnings_module(Module *m, FILE *to);
 /* Checks the shell's expressions with `bound` names bound (m gives the file
  * name and source for messages); *after gets the names bound afterwards. */
 int check_exprs(Module *m, Expr **body, int n, const char **bound, int nbound,

@@ -389,24 +389,25 @@ static int warn_cmp(const void *a, const void *b) {
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void print_warning(const Module *m, const Warn *x) {
+static void print_warning(const Module *m, const Warn *x, FILE *to) {
     const char *p = m->src, *end = m->src ? m->src + m->srclen : NULL;
     int l = 1;
     while (p && p < end && l < x->line) if (*p++ == '\n') l++;
     const char *q = p;
     while (q && q < end && *q != '\n') q++;
-    flockfile(stderr);
-    fprintf(stderr, "%s:%d:%d: Warning: %s\n", m->file ? m->file : "nofile", x->line, x->col, x->msg);
+    flockfile(to);
+    fprintf(to, "%s:%d:%d: Warning: %s\n", m->file ? m->file : "nofile", x->line, x->col, x->msg);
     if (p && l == x->line) {
-        fprintf(stderr, "%% %4d| %.*s\n%%     | ", x->line, (int)(q - p), p);
-        for (int i = 1; i < x->col; i++) fputc(p[i - 1] == '\t' ? '\t' : ' ', stderr);
-        fputs("^\n", stderr);
+        fprintf(to, "%% %4d| %.*s\n%%     | ", x->line, (int)(q - p), p);
+        for (int i = 1; i < x->col; i++) fputc(p[i - 1] == '\t' ? '\t' : ' ', to);
+        fputs("^\n", to);
     }
-    fputc('\n', stderr);
-    funlockfile(stderr);
+    fputc('\n', to);
+    fflush(to);
+    funlockfile(to);
 }
 
-int warnings_module(Module *m) {
+int warnings_module(Module *m, FILE *to) {
     W w;
     memset(&w, 0, sizeof w);
     w.m = m;
@@ -430,6 +431,6 @@ int warnings_module(Module *m) {
     }
     unused_functions(&w, calls, ncalls);
     if (w.nw > 1) qsort(w.w, (size_t)w.nw, sizeof *w.w, warn_cmp);   /* w.w is NULL when there are none */
-    for (int i = 0; i < w.nw; i++) print_warning(m, &w.w[i]);
+    for (int i = 0; i < w.nw; i++) print_warning(m, &w.w[i], to);
     return w.nw;
 }

@@ -190,9 +190,9 @@ static int run_file(const char *file, int show_code, int argc, char **argv) {
         disasm_module(stdout, cm);
         return 0;
     }
-    compiler_warnings_want(1);     /* erlc's warnings for this file, not the library's */
+    compiler_warnings_want(stderr);    /* erlc's warnings for this file, not the library's */
     LoadedModule *lm = module_load_file(file);
-    compiler_warnings_want(0);
+    compiler_warnings_want(NULL);
     if (!lm) return 1;
     Export *e = export_get(lm->name, ATOM_TERM(main), 1);
     int arity = 1;

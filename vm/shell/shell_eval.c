@@ -315,9 +315,9 @@ Term bif_shell_c_3(Process *p, Term *args) {
     char *dot = strrchr(expect, '.');
     if (dot) *dot = 0;
     compiler_include_dirs_extra(dirs, k);
-    compiler_warnings_want(1);
+    compiler_warnings_want(stdout);
     CodeModule *cm = compiler_compile_module(file, text, tlen, expect);
-    compiler_warnings_want(0);
+    compiler_warnings_want(NULL);
     compiler_include_dirs_extra(NULL, 0);
     LoadedModule *lm = cm ? module_load_compiled(cm) : NULL;
     if (!lm) return AM_error;
