@@ -1090,7 +1090,12 @@ static int cind(PCtx *c, size_t idx, long col, long ind, long ld, long w) {
     return ok;
 }
 
-void print_pretty(OutBuf *b, Term t, long col_, long ll, long depth, int strings) {
+void print_pretty(OutBuf *b, Term t, long col, long ll, long depth, int strings) {
+    print_pretty_max(b, t, col, ll, depth, strings, -1);
+}
+
+void print_pretty_max(OutBuf *b, Term t, long col_, long ll, long depth, int strings,
+                      long max_chars) {
     if (depth == 0) { ob_puts(b, "..."); return; }
     volatile long col = col_ <= 0 ? 1 : col_;   /* (read after the setjmp) */
     if (!is_list(t) && !is_tuple(t) && !is_bitstring(t) && !is_map_term(t)) { put_atomic(b, t); return; }
@@ -1120,8 +1125,9 @@ void print_pretty(OutBuf *b, Term t, long col_, long ll, long depth, int strings
     size_t root = pn_reserve(&c, 1);
     pn_build(&c, root, t, depth);
     if (c.text.failed) longjmp(oom, 1);      /* (only soft buffers fail) */
-    c.m = c.nodes[root].len;
-    if (ll == 0 || c.m < ll - col) {
+    long len = c.nodes[root].len;
+    c.m = max_chars < 0 ? len : max_chars;                /* OTP's max_cs */
+    if (ll == 0 || (len < ll - col && len <= c.m)) {
         pn_write(&c, root);
     } else {
         long tind = 1;

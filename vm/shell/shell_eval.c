@@ -23,6 +23,7 @@
 #include "compiler.h"
 #include "error_report.h"
 #include "loader.h"
+#include "print.h"
 #include "outbuf.h"
 #include "sched.h"
 #include "shell.h"
@@ -272,6 +273,28 @@ Term bif_shell_format_exception_3(Process *p, Term *args) {
     Term r = shell_text_to_list(p, b.buf, b.len);
     ob_free(&b);
     return r;
+}
+
+/* erlang:'$shell_pretty'(Value, Depth, Unicode): Value as erl's shell
+ * prints it, io_lib_pretty at column 1, line length 80, line_max_chars 60,
+ * Depth deep; Unicode (a terminal) shows UTF-8 binaries as text (~tP).
+ * One list element per byte, as io_lib:format/2 returns here. */
+Term bif_shell_pretty_3(Process *p, Term *args) {
+    if (!is_small(args[1])) BIF_ERROR(p, AM_badarg);
+    OutBuf b;
+    ob_init_soft(&b);
+    print_pretty_max(&b, args[0], 1, 80, (long)small_val(args[1]),
+                     PRINT_STRINGS | (args[2] == AM_true ? PRINT_UNICODE : 0), 60);
+    if (b.failed) { ob_free(&b); return bif_out_of_memory(p); }
+    Term *hp = b.len ? heap_alloc_try(p, 2 * b.len) : NULL, res = NIL;
+    if (b.len && !hp) { ob_free(&b); return bif_out_of_memory(p); }
+    for (size_t i = b.len; i-- > 0;) {
+        hp[2 * i] = make_small((unsigned char)b.buf[i]);
+        hp[2 * i + 1] = res;
+        res = make_list(hp + 2 * i);
+    }
+    ob_free(&b);
+    return res;
 }
 
 /* ---- loading code: c/1 and l/1 ---- */
