@@ -459,8 +459,12 @@ void print_write_depth(OutBuf *b, Term t, long depth) { write_term(b, t, depth, 
 enum { PN_LEAF, PN_LIST, PN_TUPLE, PN_DOTS,
        PN_BIN,                  /* binaries: io_lib_pretty's {bin, S}: text like a leaf,
                                    laid out by bin_pretty_layout, never ?ATM */
-       PN_MAP, PN_PAIR };       /* maps: {map, Pairs} (children: the pairs, then dots
+       PN_MAP, PN_PAIR,         /* maps: {map, Pairs} (children: the pairs, then dots
                                    when has_tail) and {map_pair, K, V} (two children) */
+       PN_RECORD, PN_FIELD };   /* records (the shell's record_print_fun): {record,
+                                   [{Name, NameL} | Fields]} (children: a leaf "#name",
+                                   the fields, then dots when has_tail) and {field,
+                                   Name, NameL, F} (children: a leaf "name", the value) */
 
 typedef struct PNode {
     unsigned char kind;
@@ -479,6 +483,7 @@ typedef struct PCtx {
     int strings;
     TaskStack ts;              /* the work stack, reused by every walk          */
     MapOrderCache *orders;     /* big maps' walk orders (map.h)                */
+    Term recs;                 /* known records [{Name, [Field]}], or NIL       */
 } PCtx;
 
 #define ND(i) (&c->nodes[(i)])
@@ -535,7 +540,27 @@ static void pn_finish(PCtx *c, size_t idx) {
     long sum = 0;
     for (size_t i = 0; i < p->n; i++) sum += ND(p->off + i)->len;
     if (p->kind == PN_PAIR) p->len = sum + 4;
+    else if (p->kind == PN_FIELD) p->len = sum + 3;          /* name " = " value */
+    else if (p->kind == PN_RECORD)     /* "#name" "{" fields, commas "}" */
+        p->len = sum + 2 + (p->n > 1 ? (long)p->n - 2 : 0);
     else p->len = (p->kind == PN_MAP ? 3 : 2) + sum + (p->n ? (long)p->n - 1 : 0);
+}
+
+/* The field names of t when it is a known record (an atom first, as many
+ * more elements as the record has fields), else THE_NON_VALUE: the shell's
+ * record_print_fun. */
+static Term record_fields(PCtx *c, Term t) {
+    if (c->recs == NIL || !is_tuple(t) || tuple_arity(t) == 0 || !is_atom(tuple_elems(t)[0]))
+        return THE_NON_VALUE;
+    for (Term l = c->recs; is_list(l); l = list_tail(l)) {
+        Term r = list_head(l);
+        if (!is_tuple(r) || tuple_arity(r) != 2 || tuple_elems(r)[0] != tuple_elems(t)[0]) continue;
+        UWord n = 0;
+        Term f = tuple_elems(r)[1];
+        for (; is_list(f); f = list_tail(f)) n++;
+        if (n + 1 == tuple_arity(t)) return tuple_elems(r)[1];
+    }
+    return THE_NON_VALUE;
 }
 
 /* print_length(Term, D) into node idx: a node's children are reserved and
@@ -568,6 +593,35 @@ static void pn_build_one(PCtx *c, size_t idx, Term t, long d) {
         for (size_t i = 0; i < k; i++) {
             b_push(c, at + i, list_head(r), dd - 1);
             r = list_tail(r); dd--;
+        }
+        return;
+    }
+    Term fields = record_fields(c, t);
+    if (fields != THE_NON_VALUE) {                   /* print_length_record */
+        if (d == 1) { pn_leaf_str(c, idx, "{...}"); return; }
+        /* field I is printed at depth D-1-I, dots where that is 1 */
+        UWord nf = tuple_arity(t) - 1;
+        Term *e = tuple_elems(t);
+        size_t k = 0;
+        int dots = 0;
+        for (long dd = d - 1; k < nf; k++, dd--)
+            if (dd == 1) { dots = 1; break; }
+        size_t at = pn_reserve(c, 1 + k + (size_t)dots);
+        size_t kv = pn_reserve(c, 2 * k);
+        pn_inner(c, idx, PN_RECORD, 0, dots, at, 1 + k + (size_t)dots);
+        ts_push(&c->ts, B_FINISH)->idx = idx;
+        pn_leaf_begin(c, at);
+        ob_putc(&c->text, '#');
+        print_atom(&c->text, e[0]);
+        pn_leaf_end(c, at);
+        if (dots) pn_dots(c, at + 1 + k);
+        for (size_t i = 0; i < k; i++, fields = list_tail(fields)) {
+            pn_inner(c, at + 1 + i, PN_FIELD, 0, 0, kv + 2 * i, 2);
+            ts_push(&c->ts, B_FINISH)->idx = at + 1 + i;
+            pn_leaf_begin(c, kv + 2 * i);
+            print_atom(&c->text, list_head(fields));
+            pn_leaf_end(c, kv + 2 * i);
+            b_push(c, kv + 2 * i + 1, e[1 + i], d - 2 - (long)i);
         }
         return;
     }
@@ -645,6 +699,11 @@ static void pn_build(PCtx *c, size_t root, Term t, long d) {
 
 enum { P_NODE, P_CHAR, P_STR };
 
+/* a leaf's text */
+static void pn_write_text(PCtx *c, size_t idx) {
+    ob_write(c->out, c->text.buf + ND(idx)->off, ND(idx)->n);
+}
+
 /* write/1 of the intermediate form: the one-line text of node idx. */
 static void pn_write(PCtx *c, size_t idx) {
     TaskStack s;                    /* its own: pp's stack is in use around it */
@@ -667,6 +726,20 @@ static void pn_write(PCtx *c, size_t idx) {
             ts_push(&s, P_STR)->s = " => ";
             ts_push(&s, P_NODE)->idx = p->off;
             continue;
+        case PN_FIELD:
+            ts_push(&s, P_NODE)->idx = p->off + 1;
+            ts_push(&s, P_STR)->s = " = ";
+            ts_push(&s, P_NODE)->idx = p->off;
+            continue;
+        case PN_RECORD:
+            pn_write_text(c, p->off);
+            ob_putc(c->out, '{');
+            ts_push(&s, P_CHAR)->ch = '}';
+            for (size_t i = p->n; i-- > 1;) {
+                ts_push(&s, P_NODE)->idx = p->off + i;
+                if (i > 1) ts_push(&s, P_CHAR)->ch = ',';
+            }
+            continue;
         }
         int list = p->kind == PN_LIST, map = p->kind == PN_MAP;
         size_t at = p->off, n = p->n;
@@ -688,6 +761,9 @@ static int pn_atm_pair(PCtx *c, size_t e) {
     size_t kv = ND(e)->off;
     return ND(kv)->kind == PN_LEAF && ND(kv + 1)->kind == PN_LEAF;
 }
+
+/* ?ATM_FLD: the field's value is plain text */
+static int pn_atm_fld(PCtx *c, size_t f) { return ND(ND(f)->off + 1)->kind == PN_LEAF; }
 
 /* Children of a list/tuple/map seen as an Erlang list [E1, E2 | Tail]:
  * positions 0..nreg-1 are elements; when has_tail, position nreg is the
@@ -717,7 +793,7 @@ static void put_nl_ind(PCtx *c, long ind) {
 /* The tasks of pp (OTP's functions of those names). PP_TAIL is pp_tail of
  * node idx's elements from position i, then the character ch (the closing
  * bracket; 0 for none); PP_PAIRS is pp_map's loop over pairs from i. */
-enum { PP_NODE, PP_WRITE, PP_CHAR, PP_STR, PP_NL, PP_TAIL, PP_PAIRS };
+enum { PP_NODE, PP_WRITE, PP_CHAR, PP_STR, PP_NL, PP_TAIL, PP_PAIRS, PP_FIELDS };
 
 static void pp_push(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long w) {
     Task *k = ts_push(&c->ts, PP_NODE);
@@ -871,6 +947,89 @@ static void pp_map_node(PCtx *c, size_t idx, long col, long tind, long ind, long
     r->tind = tind; r->ind = ind; r->ld = ld;
 }
 
+/* rec_indent(RInd, TInd, Col0, Ind0, W0): a record's fields, or a field's
+ * value, go RInd to the right, or on a new line TInd in when RInd is more
+ * than TInd; returns whether a new line is due. */
+static int rec_indent(long rind, long tind, long *col, long *ind, long *w) {
+    int nl = tind > 0 && rind > tind;
+    long dcol = nl ? tind : rind;
+    *col += dcol;
+    *ind += dcol;
+    if (nl) *w = 0;
+    return nl;
+}
+
+/* pp_field: writes what comes before the value (the value's layout is
+ * pushed), returns the width (Ll when it takes several lines). */
+static long pp_field(PCtx *c, size_t f, long col, long tind, long ind, long ld, long w) {
+    long len = ND(f)->len;
+    if (len < c->ll - col - ld && len + w + ld <= c->m) {
+        ts_push(&c->ts, PP_WRITE)->idx = f;
+        return pn_atm_fld(c, f) ? len : c->ll;
+    }
+    size_t name = ND(f)->off;
+    long namel = ND(name)->len + 3;
+    w += namel;
+    int nl = rec_indent(namel, tind, &col, &ind, &w);
+    pn_write_text(c, name);
+    ob_puts(c->out, nl ? " =" : " = ");
+    if (nl) put_nl_ind(c, ind);
+    pp_push(c, name + 1, col, tind, ind, ld, w);
+    return c->ll;
+}
+
+/* pp_fields_tail from field k.i of record k.idx, then "}" */
+static void pp_fields(PCtx *c, Task k) {
+    PNode *p = ND(k.idx);
+    size_t at = p->off + 1, nreg = p->n - 1 - p->has_tail;
+    long col = k.col, w = k.w;
+    for (size_t i = k.i; i < nreg; i++) {
+        size_t f = at + i;
+        long ld1 = i + 1 < nreg ? 0 : k.ld + 1;
+        long elen = 1 + ND(f)->len;
+        if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && pn_atm_fld(c, f)) ||
+            (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && pn_atm_fld(c, f))) {
+            ob_putc(c->out, ',');
+            pn_write(c, f);
+            col += elen; w += elen;
+        } else {
+            ob_putc(c->out, ',');
+            put_nl_ind(c, k.ind);
+            Task *r = ts_push(&c->ts, PP_FIELDS);
+            size_t slot = (size_t)(r - c->ts.t);
+            long fw = pp_field(c, f, k.col0, k.tind, k.ind, ld1, 0);
+            r = &c->ts.t[slot];
+            *r = k;
+            r->i = i + 1; r->col = k.col0 + fw; r->w = fw;
+            return;
+        }
+    }
+    if (ND(k.idx)->has_tail) ob_puts(c->out, ",...");
+    ob_putc(c->out, '}');
+}
+
+/* pp of a record: "#name{", pp_record, "}" */
+static void pp_record_node(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long w) {
+    PNode *p = ND(idx);
+    size_t nreg = p->n - 1 - p->has_tail;
+    long nlen = ND(p->off)->len;
+    pn_write_text(c, p->off);
+    ob_putc(c->out, '{');
+    w += nlen + 1;
+    if (nreg == 0) {
+        if (p->has_tail) ob_puts(c->out, "...");
+        ob_putc(c->out, '}');
+        return;
+    }
+    if (rec_indent(nlen + 1, tind, &col, &ind, &w)) put_nl_ind(c, ind);
+    Task *r = ts_push(&c->ts, PP_FIELDS);
+    size_t slot = (size_t)(r - c->ts.t);
+    long fw = pp_field(c, p->off + 1, col, tind, ind, nreg > 1 ? 0 : ld + 1, w);
+    r = &c->ts.t[slot];
+    r->idx = idx; r->i = 1; r->col0 = col; r->col = col + fw; r->w = w + fw;
+    r->tind = tind; r->ind = ind; r->ld = ld;
+}
+
 /* pp(Node, Col, Tind, Ind, LD, W) */
 static void pp_node(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long w) {
     PNode *p = ND(idx);
@@ -884,6 +1043,7 @@ static void pp_node(PCtx *c, size_t idx, long col, long tind, long ind, long ld,
         return;
     }
     if (p->kind == PN_MAP) { pp_map_node(c, idx, col, tind, ind, ld, w); return; }
+    if (p->kind == PN_RECORD) { pp_record_node(c, idx, col, tind, ind, ld, w); return; }
     if (p->kind == PN_LIST) {
         ob_putc(c->out, '[');
         pp_list(c, idx, 0, col + 1, tind, ind + 1, ld, '|', w + 1, ']');
@@ -924,6 +1084,7 @@ static void pp(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long
         case PP_NL: put_nl_ind(c, k.ind); break;
         case PP_TAIL: pp_tail(c, k); break;
         case PP_PAIRS: pp_pairs(c, k); break;
+        case PP_FIELDS: pp_fields(c, k); break;
         }
     }
 }
@@ -933,7 +1094,7 @@ static void pp(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long
  * the checks still to make, each with the column and width it will have:
  * C_NODE is cind, C_TAIL cind_tail from position i, C_PAIRS
  * cind_pairs_tail from position i. */
-enum { C_NODE, C_TAIL, C_PAIRS };
+enum { C_NODE, C_TAIL, C_PAIRS, C_FIELDS };
 
 static void c_push(PCtx *c, size_t idx, long col, long ind, long ld, long w) {
     Task *k = ts_push(&c->ts, C_NODE);
@@ -1031,12 +1192,77 @@ static void cind_pairs(PCtx *c, Task k) {
     }
 }
 
+/* cind_rec(RInd, Col0, Ind, W0): the column and width of a record's fields
+ * or a field's value; 0 (no_good) when that indentation is past half the
+ * line and M characters do not fit after it. */
+static int cind_rec(PCtx *c, long rind, long ind, long *col, long *w) {
+    int nl = ind > 0 && rind > ind;
+    *col += nl ? ind : rind;
+    if (!(c->m + *col <= c->ll || *col <= c->ll / 2)) return 0;
+    if (nl) *w = 0;
+    return 1;
+}
+
+/* cind_field: the width, or -1 for no_good; the value's check is pushed */
+static long cind_field(PCtx *c, size_t f, long col, long ind, long ld, long w) {
+    long len = ND(f)->len;
+    if (len < c->ll - col - ld && len + w + ld <= c->m) return pn_atm_fld(c, f) ? len : c->ll;
+    size_t name = ND(f)->off;
+    long namel = ND(name)->len + 3;
+    w += namel;
+    if (!cind_rec(c, namel, ind, &col, &w)) return -1;
+    c_push(c, name + 1, col, ind, ld, w);
+    return c->ll;
+}
+
+/* cind_fields_tail from field k.i (OTP goes on from Col + FW after a field
+ * on a line of its own, where pp goes on from Col0 + FW: kept as OTP has it) */
+static int cind_fields(PCtx *c, Task k) {
+    PNode *p = ND(k.idx);
+    size_t at = p->off + 1, nreg = p->n - 1 - p->has_tail;
+    long col = k.col, w = k.w;
+    for (size_t i = k.i; i < nreg; i++) {
+        size_t f = at + i;
+        long ld1 = i + 1 < nreg ? 0 : k.ld + 1;
+        long elen = 1 + ND(f)->len;
+        if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && pn_atm_fld(c, f)) ||
+            (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && pn_atm_fld(c, f))) {
+            col += elen; w += elen;
+        } else {
+            Task *r = ts_push(&c->ts, C_FIELDS);
+            size_t slot = (size_t)(r - c->ts.t);
+            long fw = cind_field(c, f, k.col0, k.ind, ld1, 0);
+            if (fw < 0) return 0;
+            r = &c->ts.t[slot];
+            *r = k;
+            r->i = i + 1; r->col = col + fw; r->w = fw;
+            return 1;
+        }
+    }
+    return 1;
+}
+
 /* cind(Node, Col, Ind, LD, W) for one node: 0 when no_good right here,
  * else 1 with the checks of its parts pushed. */
 static int cind_node(PCtx *c, size_t idx, long col, long ind, long ld, long w) {
     PNode *p = ND(idx);
     if (p->len < c->ll - col - ld && p->len + w + ld <= c->m) return 1;
     if (p->kind == PN_LEAF || p->kind == PN_DOTS || p->kind == PN_BIN) return 1;
+    if (p->kind == PN_RECORD) {                               /* cind_record */
+        size_t nreg = p->n - 1 - p->has_tail;
+        if (nreg == 0) return 1;
+        long nlen = ND(p->off)->len;
+        w += nlen + 1;
+        if (!cind_rec(c, nlen + 1, ind, &col, &w)) return 0;
+        Task *r = ts_push(&c->ts, C_FIELDS);
+        size_t slot = (size_t)(r - c->ts.t);
+        long fw = cind_field(c, p->off + 1, col, ind, nreg > 1 ? 0 : ld + 1, w);
+        if (fw < 0) return 0;
+        r = &c->ts.t[slot];
+        r->idx = idx; r->i = 1; r->col0 = col; r->col = col + fw; r->ind = ind;
+        r->ld = ld; r->w = w + fw;
+        return 1;
+    }
     Seq s = seq_of(c, idx);
     if (p->kind == PN_MAP) {                                  /* cind_map */
         col += 2; w += 2;
@@ -1084,6 +1310,7 @@ static int cind(PCtx *c, size_t idx, long col, long ind, long ld, long w) {
         case C_NODE: ok = cind_node(c, k.idx, k.col, k.ind, k.ld, k.w); break;
         case C_TAIL: ok = cind_tail(c, k); break;
         case C_PAIRS: cind_pairs(c, k); break;
+        case C_FIELDS: ok = cind_fields(c, k); break;
         }
     }
     s->n = base;
@@ -1091,11 +1318,11 @@ static int cind(PCtx *c, size_t idx, long col, long ind, long ld, long w) {
 }
 
 void print_pretty(OutBuf *b, Term t, long col, long ll, long depth, int strings) {
-    print_pretty_max(b, t, col, ll, depth, strings, -1);
+    print_pretty_max(b, t, col, ll, depth, strings, -1, NIL);
 }
 
 void print_pretty_max(OutBuf *b, Term t, long col_, long ll, long depth, int strings,
-                      long max_chars) {
+                      long max_chars, Term recs) {
     if (depth == 0) { ob_puts(b, "..."); return; }
     volatile long col = col_ <= 0 ? 1 : col_;   /* (read after the setjmp) */
     if (!is_list(t) && !is_tuple(t) && !is_bitstring(t) && !is_map_term(t)) { put_atomic(b, t); return; }
@@ -1120,6 +1347,7 @@ void print_pretty_max(OutBuf *b, Term t, long col_, long ll, long depth, int str
         c.ts.oom = &oom;
     }
     c.out = b;
+    c.recs = recs;
     c.ll = ll;
     c.strings = strings;
     size_t root = pn_reserve(&c, 1);

@@ -26,10 +26,13 @@ enum { PRINT_STRINGS = 1, PRINT_UNICODE = 2 };
 void print_pretty(OutBuf *b, Term t, long col, long line_len, long depth, int strings);
 /* The same with io_lib_pretty's line_max_chars: a term (or element) longer
  * than max_chars characters is laid out on lines of its own even where it
- * would fit the line (max_chars < 0: no such limit, as print_pretty). The
- * shell prints its values with 60, as erl's shell does. */
+ * would fit the line (max_chars < 0: no such limit, as print_pretty); and
+ * with the records recs ([{Name, [Field]}], NIL for none) printed as
+ * #name{field = Value,...}, as the shell's record_print_fun has
+ * io_lib_pretty print them. The shell prints its values with 60, as erl's
+ * shell does. */
 void print_pretty_max(OutBuf *b, Term t, long col, long line_len, long depth, int strings,
-                      long max_chars);
+                      long max_chars, Term recs);
 
 void print_atom(OutBuf *b, Term atom);               /* quoted if needed        */
 int print_atom_needs_quotes(const char *s, size_t n);

@@ -275,16 +275,18 @@ Term bif_shell_format_exception_3(Process *p, Term *args) {
     return r;
 }
 
-/* erlang:'$shell_pretty'(Value, Depth, Unicode): Value as erl's shell
- * prints it, io_lib_pretty at column 1, line length 80, line_max_chars 60,
- * Depth deep; Unicode (a terminal) shows UTF-8 binaries as text (~tP).
- * One list element per byte, as io_lib:format/2 returns here. */
-Term bif_shell_pretty_3(Process *p, Term *args) {
-    if (!is_small(args[1])) BIF_ERROR(p, AM_badarg);
+/* erlang:'$shell_pretty'(Value, Depth, Unicode, Records): Value as erl's
+ * shell prints it, io_lib_pretty at column 1, line length 80,
+ * line_max_chars 60, Depth deep, the records known to the shell
+ * ([{Name, [Field]}]) with their field names; Unicode (a terminal) shows
+ * UTF-8 binaries as text (~tP). One list element per byte, as
+ * io_lib:format/2 returns here. */
+Term bif_shell_pretty_4(Process *p, Term *args) {
+    if (!is_small(args[1]) || !(is_list(args[3]) || is_nil(args[3]))) BIF_ERROR(p, AM_badarg);
     OutBuf b;
     ob_init_soft(&b);
     print_pretty_max(&b, args[0], 1, 80, (long)small_val(args[1]),
-                     PRINT_STRINGS | (args[2] == AM_true ? PRINT_UNICODE : 0), 60);
+                     PRINT_STRINGS | (args[2] == AM_true ? PRINT_UNICODE : 0), 60, args[3]);
     if (b.failed) { ob_free(&b); return bif_out_of_memory(p); }
     Term *hp = b.len ? heap_alloc_try(p, 2 * b.len) : NULL, res = NIL;
     if (b.len && !hp) { ob_free(&b); return bif_out_of_memory(p); }
