@@ -901,32 +901,60 @@ static long pp_pair(PCtx *c, size_t e, long col, long tind, long ind, long ld, l
     return c->ll;
 }
 
-/* pp_map's pairs from k.i (pp_pairs_tail), then "}" */
-static void pp_pairs(PCtx *c, Task k) {
-    Seq s = seq_of(c, k.idx);
+/* The elements of node k.idx that lay out as "Name = Value" or "K => V"
+ * from k.i on, then "}": a map's pairs (pp_pairs_tail, op PP_PAIRS) or a
+ * record's fields (pp_fields_tail, op PP_FIELDS; OTP has two functions of
+ * the same shape). */
+typedef struct Items { size_t at, nreg; int dots, rec; } Items;
+
+static Items items_of(PCtx *c, size_t idx) {
+    PNode *p = ND(idx);
+    Items it;
+    it.rec = p->kind == PN_RECORD;
+    if (it.rec) {              /* after the name leaf */
+        it.at = p->off + 1;
+        it.nreg = p->n - 1 - p->has_tail;
+        it.dots = p->has_tail;
+    } else {
+        Seq s = seq_of(c, idx);
+        it.at = s.at; it.nreg = s.nreg; it.dots = s.tail != 0;
+    }
+    return it;
+}
+
+/* ?ATM_FLD / ?ATM_PAIR */
+static int item_atm(PCtx *c, const Items *it, size_t e) {
+    return it->rec ? pn_atm_fld(c, e) : pn_atm_pair(c, e);
+}
+
+static long pp_field(PCtx *c, size_t f, long col, long tind, long ind, long ld, long w);
+
+static void pp_items(PCtx *c, Task k) {
+    Items it = items_of(c, k.idx);
     long col = k.col, w = k.w;
-    for (size_t i = k.i; i < s.nreg; i++) {
-        size_t e = s.at + i;
-        long ld1 = last_depth(&s, i, k.ld);
+    for (size_t i = k.i; i < it.nreg; i++) {
+        size_t e = it.at + i;
+        long ld1 = i + 1 < it.nreg ? 0 : k.ld + 1;          /* last_depth */
         long elen = 1 + ND(e)->len;
-        if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && pn_atm_pair(c, e)) ||
-            (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && pn_atm_pair(c, e))) {
+        if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && item_atm(c, &it, e)) ||
+            (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && item_atm(c, &it, e))) {
             ob_putc(c->out, ',');
             pn_write(c, e);
             col += elen; w += elen;
         } else {
             ob_putc(c->out, ',');
             put_nl_ind(c, k.ind);
-            Task *r = ts_push(&c->ts, PP_PAIRS);
+            Task *r = ts_push(&c->ts, k.op);
             size_t slot = (size_t)(r - c->ts.t);
-            long pw = pp_pair(c, e, k.col0, k.tind, k.ind, ld1, 0);
+            long pw = it.rec ? pp_field(c, e, k.col0, k.tind, k.ind, ld1, 0)
+                             : pp_pair(c, e, k.col0, k.tind, k.ind, ld1, 0);
             r = &c->ts.t[slot];
             *r = k;
             r->i = i + 1; r->col = k.col0 + pw; r->w = pw;
             return;
         }
     }
-    if (s.tail) ob_puts(c->out, ",...");
+    if (it.dots) ob_puts(c->out, ",...");
     ob_putc(c->out, '}');
 }
 
@@ -976,36 +1004,6 @@ static long pp_field(PCtx *c, size_t f, long col, long tind, long ind, long ld, 
     if (nl) put_nl_ind(c, ind);
     pp_push(c, name + 1, col, tind, ind, ld, w);
     return c->ll;
-}
-
-/* pp_fields_tail from field k.i of record k.idx, then "}" */
-static void pp_fields(PCtx *c, Task k) {
-    PNode *p = ND(k.idx);
-    size_t at = p->off + 1, nreg = p->n - 1 - p->has_tail;
-    long col = k.col, w = k.w;
-    for (size_t i = k.i; i < nreg; i++) {
-        size_t f = at + i;
-        long ld1 = i + 1 < nreg ? 0 : k.ld + 1;
-        long elen = 1 + ND(f)->len;
-        if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && pn_atm_fld(c, f)) ||
-            (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && pn_atm_fld(c, f))) {
-            ob_putc(c->out, ',');
-            pn_write(c, f);
-            col += elen; w += elen;
-        } else {
-            ob_putc(c->out, ',');
-            put_nl_ind(c, k.ind);
-            Task *r = ts_push(&c->ts, PP_FIELDS);
-            size_t slot = (size_t)(r - c->ts.t);
-            long fw = pp_field(c, f, k.col0, k.tind, k.ind, ld1, 0);
-            r = &c->ts.t[slot];
-            *r = k;
-            r->i = i + 1; r->col = k.col0 + fw; r->w = fw;
-            return;
-        }
-    }
-    if (ND(k.idx)->has_tail) ob_puts(c->out, ",...");
-    ob_putc(c->out, '}');
 }
 
 /* pp of a record: "#name{", pp_record, "}" */
@@ -1083,8 +1081,7 @@ static void pp(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long
         case PP_STR: ob_puts(c->out, k.s); break;
         case PP_NL: put_nl_ind(c, k.ind); break;
         case PP_TAIL: pp_tail(c, k); break;
-        case PP_PAIRS: pp_pairs(c, k); break;
-        case PP_FIELDS: pp_fields(c, k); break;
+        case PP_PAIRS: case PP_FIELDS: pp_items(c, k); break;
         }
     }
 }
@@ -1170,28 +1167,6 @@ static long cind_pair(PCtx *c, size_t e, long col, long ind, long ld, long w) {
     return c->ll;
 }
 
-static void cind_pairs(PCtx *c, Task k) {
-    Seq s = seq_of(c, k.idx);
-    long col = k.col, w = k.w;
-    for (size_t i = k.i; i < s.nreg; i++) {
-        size_t e = s.at + i;
-        long ld1 = last_depth(&s, i, k.ld);
-        long elen = 1 + ND(e)->len;
-        if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && pn_atm_pair(c, e)) ||
-            (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && pn_atm_pair(c, e))) {
-            col += elen; w += elen;
-        } else {
-            Task *r = ts_push(&c->ts, C_PAIRS);
-            size_t slot = (size_t)(r - c->ts.t);
-            long pw = cind_pair(c, e, k.col0, k.ind, ld1, 0);
-            r = &c->ts.t[slot];
-            *r = k;
-            r->i = i + 1; r->col = k.col0 + pw; r->w = pw;
-            return;
-        }
-    }
-}
-
 /* cind_rec(RInd, Col0, Ind, W0): the column and width of a record's fields
  * or a field's value; 0 (no_good) when that indentation is past half the
  * line and M characters do not fit after it. */
@@ -1215,27 +1190,28 @@ static long cind_field(PCtx *c, size_t f, long col, long ind, long ld, long w) {
     return c->ll;
 }
 
-/* cind_fields_tail from field k.i (OTP goes on from Col + FW after a field
- * on a line of its own, where pp goes on from Col0 + FW: kept as OTP has it) */
-static int cind_fields(PCtx *c, Task k) {
-    PNode *p = ND(k.idx);
-    size_t at = p->off + 1, nreg = p->n - 1 - p->has_tail;
+/* cind_pairs_tail (op C_PAIRS) or cind_fields_tail (C_FIELDS) from k.i;
+ * 0 when no_good. After an item on a line of its own, pairs go on from
+ * Col0 + width and fields from Col + width: kept as OTP has them. */
+static int cind_items(PCtx *c, Task k) {
+    Items it = items_of(c, k.idx);
     long col = k.col, w = k.w;
-    for (size_t i = k.i; i < nreg; i++) {
-        size_t f = at + i;
-        long ld1 = i + 1 < nreg ? 0 : k.ld + 1;
-        long elen = 1 + ND(f)->len;
-        if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && pn_atm_fld(c, f)) ||
-            (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && pn_atm_fld(c, f))) {
+    for (size_t i = k.i; i < it.nreg; i++) {
+        size_t e = it.at + i;
+        long ld1 = i + 1 < it.nreg ? 0 : k.ld + 1;
+        long elen = 1 + ND(e)->len;
+        if ((ld1 == 0 && elen + 1 < c->ll - col && w + elen + 1 <= c->m && item_atm(c, &it, e)) ||
+            (ld1 > 0 && elen < c->ll - col - ld1 && w + elen + ld1 <= c->m && item_atm(c, &it, e))) {
             col += elen; w += elen;
         } else {
-            Task *r = ts_push(&c->ts, C_FIELDS);
+            Task *r = ts_push(&c->ts, k.op);
             size_t slot = (size_t)(r - c->ts.t);
-            long fw = cind_field(c, f, k.col0, k.ind, ld1, 0);
-            if (fw < 0) return 0;
+            long iw = it.rec ? cind_field(c, e, k.col0, k.ind, ld1, 0)
+                             : cind_pair(c, e, k.col0, k.ind, ld1, 0);
+            if (iw < 0) return 0;
             r = &c->ts.t[slot];
             *r = k;
-            r->i = i + 1; r->col = col + fw; r->w = fw;
+            r->i = i + 1; r->col = (it.rec ? col : k.col0) + iw; r->w = iw;
             return 1;
         }
     }
@@ -1309,8 +1285,7 @@ static int cind(PCtx *c, size_t idx, long col, long ind, long ld, long w) {
         switch (k.op) {
         case C_NODE: ok = cind_node(c, k.idx, k.col, k.ind, k.ld, k.w); break;
         case C_TAIL: ok = cind_tail(c, k); break;
-        case C_PAIRS: cind_pairs(c, k); break;
-        case C_FIELDS: ok = cind_fields(c, k); break;
+        case C_PAIRS: case C_FIELDS: ok = cind_items(c, k); break;
         }
     }
     s->n = base;
