@@ -199,6 +199,28 @@ static int special_command(Expr **es, int n, ShellCode *out) {
     return 0;
 }
 
+/* A line with a command among other expressions, cut before and after each
+ * command (ShellCode.pieces says why); 0 when there is none. */
+static int shell_pieces(const char *text, size_t tlen, Expr **es, int n, ShellCode *out) {
+    ShellCode probe;
+    int *cmd = ast_alloc(sizeof *cmd * (size_t)(n + 1)), any = 0;
+    for (int i = 0; n > 1 && i < n; i++) any |= cmd[i] = special_command(&es[i], 1, &probe);
+    if (!any) return 0;
+    size_t *commas = ast_alloc(sizeof *commas * (size_t)n);
+    if (shell_top_commas(text, tlen, commas, n) != n - 1) return 0;
+    out->pieces = ast_alloc(sizeof *out->pieces * (size_t)n);
+    out->npieces = 0;
+    for (int i = 0; i < n;) {
+        int j = i + 1;                 /* a command alone, or the run up to one */
+        if (!cmd[i]) while (j < n && !cmd[j]) j++;
+        size_t from = i == 0 ? 0 : commas[i - 1] + 1;
+        size_t to = j == n ? tlen : commas[j - 1];
+        out->pieces[out->npieces++] = shell_piece_text(text, from, to, j == n ? "" : ".\n");
+        i = j;
+    }
+    return 1;
+}
+
 static _Atomic unsigned shell_module_seq;
 
 /* rd(Name, Def) typed as a whole line: the text between the call's
@@ -257,6 +279,7 @@ ShellStatus compiler_compile_shell(const char *text, size_t tlen, const char *re
         if (out->special == 'r' && !(out->special_var = rd_text(text, tlen))) st = SHELL_SYNTAX_ERROR;
         goto done;
     }
+    if (shell_pieces(text, tlen, es, nexprs, out)) { st = SHELL_PIECES; goto done; }
     for (int i = 0; i < nexprs; i++) rewrite_expr(es[i]);
 
     char name[48];

@@ -52,7 +52,8 @@ typedef enum {
     SHELL_INCOMPLETE,    /* the text ends before the final '.': read more */
     SHELL_SYNTAX_ERROR,  /* erl does not count the command */
     SHELL_LINT_ERROR,    /* erl counts it */
-    SHELL_SPECIAL        /* the whole line is f(), f(X), b() or v(N) */
+    SHELL_SPECIAL,       /* the whole line is f(), f(X), b() or v(N) */
+    SHELL_PIECES         /* a command among other expressions: run the pieces */
 } ShellStatus;
 
 typedef struct ShellCode {
@@ -61,6 +62,14 @@ typedef struct ShellCode {
     const char *special_var; /* f(X): "X"; rd(N, D): "-record(N, D).";
                                 NULL for f(), b() and v(N) */
     long special_n;          /* v(N): N (a small integer) */
+    /* SHELL_PIECES: `X = 1, f(X), X = 2.` as "X = 1.", "f(X).", "X = 2.", to
+     * run one after another, as erl's shell runs a line's expressions in
+     * order: a command (f(), f(X), b(), v(N), rd(R, D)) changes what the
+     * expressions after it see. Each piece keeps its place on the line
+     * (the text before it blanked out, newlines kept), so an error names
+     * the line and column erl names. */
+    const char **pieces;
+    int npieces;
 } ShellCode;
 
 /* Compiles `Expr, ..., Expr.` typed at the shell, with the names in bound

@@ -28,6 +28,12 @@ int check_module(Module *m);
 /* Prints erlc's warnings for a module that checked clean (warnings.c) on
  * `to`; returns their number. */
 int warnings_module(Module *m, FILE *to);
+/* The byte offsets of the commas between a shell line's top-level
+ * expressions (at most max; -1 when the line does not lex), and a piece of
+ * the line in its place: text[from, to) after blanks for what comes before
+ * it, then tail (shell_pieces.c). */
+int shell_top_commas(const char *text, size_t len, size_t *offs, int max);
+char *shell_piece_text(const char *text, size_t from, size_t to, const char *tail);
 /* Checks the shell's expressions with `bound` names bound (m gives the file
  * name and source for messages); *after gets the names bound afterwards. */
 int check_exprs(Module *m, Expr **body, int n, const char **bound, int nbound,

@@ -179,7 +179,7 @@ Term bif_shell_records_1(Process *p, Term *args) {
  * the text of the shell's -record forms (rd/2, rr/1,2), and the result
  *     incomplete | {error, Text} (syntax: the command number stays) |
  *     {lint_error, Text} (the number advances, as erl's) |
- *     {special, f|b|v|r, Arg} | {ok, Module}
+ *     {special, f|b|v|r, Arg} | {pieces, [Text]} | {ok, Module}
  * (rd: rd(Name, Def), Arg the record as '$shell_records'/1 gives it, or
  * error when Def does not declare a record) */
 Term bif_shell_compile_3(Process *p, Term *args) {
@@ -242,6 +242,17 @@ Term bif_shell_compile_3(Process *p, Term *args) {
                  : sc.special_var ? atom_intern_cstr(sc.special_var) : NIL;
         char name[2] = { sc.special, 0 };
         result = tuple3(p, atom_intern_cstr("special"), atom_intern_cstr(name), arg);
+        break;
+    }
+    case SHELL_PIECES: {
+        Term list = NIL;
+        for (int i = sc.npieces; i-- > 0;) {
+            Term t = shell_text_to_list(p, sc.pieces[i], strlen(sc.pieces[i]));
+            Term *hp = heap_alloc(p, 2);
+            hp[0] = t; hp[1] = list;
+            list = make_list(hp);
+        }
+        result = tuple2(p, atom_intern_cstr("pieces"), list);
         break;
     }
     case SHELL_OK:
