@@ -51,6 +51,9 @@ check eval_stop 0 "x" -- $BIN -noshell -eval 'io:format("x~n"), init:stop(), io:
 check eval_error 1 "" -- $BIN -noshell -eval '1 = 2'
 grep -q "no match of right hand side value 2" "$TMPD/err" || { echo "FAIL eval_error: no report"; fails=$((fails+1)); }
 check eval_syntax 1 "" -- $BIN -noshell -eval 'foo('
+# a shell command among -eval's expressions is refused as a lone one is
+check eval_command 1 "" -- $BIN -noshell -eval 'X = 1, f(X), io:format("~p~n", [X])'
+grep -q "work only at the shell's prompt" "$TMPD/err" || { echo "FAIL eval_command: no message"; fails=$((fails+1)); }
 check s_error 1 "" -- $BIN -pa "$TMPD/lib" -noshell -s flagmod fail
 check s_init_stop 0 "" -- $BIN -noshell -s init stop
 check order 0 "hello" -- $BIN -pa "$TMPD/lib" -noshell -eval 'io:format("first~n")' -s flagmod hello
