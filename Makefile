@@ -122,7 +122,8 @@ install: $(BIN)
 FRONTEND_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard compiler/*.c)) \
                  $(BUILD)/gen/lexer.o $(BUILD)/gen/parser.o
 TERM_LAYER_OBJS := $(BUILD)/vm/atom.o $(BUILD)/vm/literal.o $(BUILD)/vm/bignum.o \
-                   $(BUILD)/vm/opcodes.o $(BUILD)/vm/bytecode.o $(BUILD)/vm/fatal.o
+                   $(BUILD)/vm/opcodes.o $(BUILD)/vm/bytecode.o $(BUILD)/vm/fatal.o \
+                   $(BUILD)/vm/boehm_oom.o
 
 $(BUILD)/tests/frontend_check: tests/unit/frontend_check.c $(FRONTEND_OBJS) $(TERM_LAYER_OBJS)
 	@mkdir -p $(dir $@)
