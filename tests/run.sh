@@ -90,8 +90,8 @@ else
   for t in tests/codegen/*.mini; do [ -f "$t" ] && echo "codegen $t"; done
   for t in examples/tests/*.sh; do [ -f "$t" ] && echo "script $t"; done
   echo "script tests/sweep/sweep.sh"
-  # the shell and the command line (tmux-driven; lib.sh is their helper)
-  for t in tests/shell/*.sh; do [ -f "$t" ] && [ "${t##*/}" != lib.sh ] && echo "script $t"; done
+  # the shell and the command line (lib*.sh are their helpers, not tests)
+  for t in tests/shell/*.sh; do case "${t##*/}" in lib*.sh) continue ;; esac; [ -f "$t" ] && echo "script $t"; done
 } > "$results/list"
 fi
 

@@ -18,7 +18,7 @@
 
 extern __thread jmp_buf *boehm_oom_jump;
 
-/* Makes Boehm call us on a refusal (idempotent). */
+/* Makes Boehm call us on a refusal; module_init does, once. */
 void boehm_oom_install(void);
 
 static inline jmp_buf *boehm_oom_hold(void) {

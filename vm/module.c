@@ -141,6 +141,7 @@ static char root_dir[PATH_MAX];
 const char *module_root(void) { return root_dir; }
 
 int module_init(const char *argv0) {
+    boehm_oom_install();           /* compile_and_load's jump on a refusal */
     int found = find_root(argv0, root_dir, sizeof root_dir);
     char buf[PATH_MAX + 32];
     snprintf(buf, sizeof buf, "%s/stdlib", root_dir);
@@ -188,7 +189,6 @@ static LoadedModule *compile_and_load(const char *path, const char *src, size_t 
         fprintf(stderr, "mini: out of memory compiling %s\n", path);
         return NULL;
     }
-    boehm_oom_install();
     boehm_oom_release(&refused);
     CodeModule *cm = compiler_compile_module(path, src, len, expect ? atom_name(expect, &alen) : NULL);
     LoadedModule *lm = cm ? loader_load(cm) : NULL;

@@ -1008,21 +1008,21 @@ static long pp_field(PCtx *c, size_t f, long col, long tind, long ind, long ld, 
 
 /* pp of a record: "#name{", pp_record, "}" */
 static void pp_record_node(PCtx *c, size_t idx, long col, long tind, long ind, long ld, long w) {
-    PNode *p = ND(idx);
-    size_t nreg = p->n - 1 - p->has_tail;
-    long nlen = ND(p->off)->len;
-    pn_write_text(c, p->off);
+    Items it = items_of(c, idx);
+    size_t nreg = it.nreg;
+    long nlen = ND(it.at - 1)->len;                 /* the name leaf */
+    pn_write_text(c, it.at - 1);
     ob_putc(c->out, '{');
     w += nlen + 1;
     if (nreg == 0) {
-        if (p->has_tail) ob_puts(c->out, "...");
+        if (it.dots) ob_puts(c->out, "...");
         ob_putc(c->out, '}');
         return;
     }
     if (rec_indent(nlen + 1, tind, &col, &ind, &w)) put_nl_ind(c, ind);
     Task *r = ts_push(&c->ts, PP_FIELDS);
     size_t slot = (size_t)(r - c->ts.t);
-    long fw = pp_field(c, p->off + 1, col, tind, ind, nreg > 1 ? 0 : ld + 1, w);
+    long fw = pp_field(c, it.at, col, tind, ind, nreg > 1 ? 0 : ld + 1, w);
     r = &c->ts.t[slot];
     r->idx = idx; r->i = 1; r->col0 = col; r->col = col + fw; r->w = w + fw;
     r->tind = tind; r->ind = ind; r->ld = ld;
@@ -1171,11 +1171,9 @@ static long cind_pair(PCtx *c, size_t e, long col, long ind, long ld, long w) {
  * or a field's value; 0 (no_good) when that indentation is past half the
  * line and M characters do not fit after it. */
 static int cind_rec(PCtx *c, long rind, long ind, long *col, long *w) {
-    int nl = ind > 0 && rind > ind;
-    *col += nl ? ind : rind;
-    if (!(c->m + *col <= c->ll || *col <= c->ll / 2)) return 0;
-    if (nl) *w = 0;
-    return 1;
+    long unused = 0;                   /* the check needs no indentation */
+    rec_indent(rind, ind, col, &unused, w);
+    return c->m + *col <= c->ll || *col <= c->ll / 2;
 }
 
 /* cind_field: the width, or -1 for no_good; the value's check is pushed */
@@ -1225,14 +1223,14 @@ static int cind_node(PCtx *c, size_t idx, long col, long ind, long ld, long w) {
     if (p->len < c->ll - col - ld && p->len + w + ld <= c->m) return 1;
     if (p->kind == PN_LEAF || p->kind == PN_DOTS || p->kind == PN_BIN) return 1;
     if (p->kind == PN_RECORD) {                               /* cind_record */
-        size_t nreg = p->n - 1 - p->has_tail;
-        if (nreg == 0) return 1;
-        long nlen = ND(p->off)->len;
+        Items it = items_of(c, idx);
+        if (it.nreg == 0) return 1;
+        long nlen = ND(it.at - 1)->len;                       /* the name leaf */
         w += nlen + 1;
         if (!cind_rec(c, nlen + 1, ind, &col, &w)) return 0;
         Task *r = ts_push(&c->ts, C_FIELDS);
         size_t slot = (size_t)(r - c->ts.t);
-        long fw = cind_field(c, p->off + 1, col, ind, nreg > 1 ? 0 : ld + 1, w);
+        long fw = cind_field(c, it.at, col, ind, it.nreg > 1 ? 0 : ld + 1, w);
         if (fw < 0) return 0;
         r = &c->ts.t[slot];
         r->idx = idx; r->i = 1; r->col0 = col; r->col = col + fw; r->ind = ind;

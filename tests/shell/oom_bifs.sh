@@ -5,16 +5,7 @@
 # call below runs in its own process on an input that fits, for a result
 # that cannot; each process dies `killed` with an error report, and the VM
 # answers the next request. docs/reliability.md describes the rule.
-BIN=${1:-bin/mini}
-# AddressSanitizer's shadow memory cannot live under ulimit -v (as in
-# oom_runaway.sh): the plain build only.
-case "$BIN" in
-*-san*) echo "SKIPPED under AddressSanitizer: ulimit -v leaves its shadow memory no room"; exit 0 ;;
-esac
-TMPD=$(mktemp -d)
-trap 'rm -rf "$TMPD"' EXIT
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib_ulimit.sh"     # BIN, TMPD, fail(); skipped under ASan
 
 cat > "$TMPD/bigbifs.mini" <<'MINI'
 -module(bigbifs).

@@ -9,16 +9,7 @@
 # list does not fit answers `undefined` (its owner dies for want of memory,
 # as if before answering). docs/reliability.md
 # describes the rules.
-BIN=${1:-bin/mini}
-# AddressSanitizer's shadow memory cannot live under ulimit -v (as in
-# oom_runaway.sh): the plain build only.
-case "$BIN" in
-*-san*) echo "SKIPPED under AddressSanitizer: ulimit -v leaves its shadow memory no room"; exit 0 ;;
-esac
-TMPD=$(mktemp -d)
-trap 'rm -rf "$TMPD"' EXIT
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib_ulimit.sh"     # BIN, TMPD, fail(); skipped under ASan
 
 cat > "$TMPD/huge.mini" <<'MINI'
 -module(huge).

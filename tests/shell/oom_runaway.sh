@@ -6,17 +6,7 @@
 # VM answers the next request. Then the ceiling kills the largest process,
 # not the one asking, and a sender that cannot have the copy of its message
 # dies. docs/reliability.md describes the limits.
-BIN=${1:-bin/mini}
-# AddressSanitizer reserves terabytes of address space for its shadow
-# memory, so it cannot run under ulimit -v at all: the limits are tested
-# on the plain build only.
-case "$BIN" in
-*-san*) echo "SKIPPED under AddressSanitizer: ulimit -v leaves its shadow memory no room"; exit 0 ;;
-esac
-TMPD=$(mktemp -d)
-trap 'rm -rf "$TMPD"' EXIT
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib_ulimit.sh"     # BIN, TMPD, fail(); skipped under ASan
 
 cat > "$TMPD/runaway.mini" <<'MINI'
 -module(runaway).
