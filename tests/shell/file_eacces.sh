@@ -11,6 +11,18 @@ if [ "$(id -u)" = 0 ]; then
     exit 0
   fi
   run() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+  # nobody may not reach this tree (a clone in a `mktemp -d` folder is
+  # 0700): the binary, its library (stdlib/, lib/) and the program go to a folder anyone
+  # can read
+  pub=$(mktemp -d)
+  trap 'rm -rf "$pub"' EXIT
+  chmod 755 "$pub"
+  mkdir "$pub/bin" "$pub/$dir" -p
+  cp "$MINI" "$pub/bin/mini"
+  cp -r stdlib lib "$pub/"
+  cp $dir/file_eacces.mini $dir/file_eacces.out "$pub/$dir/"
+  MINI=$pub/bin/mini
+  cd "$pub" || exit 1
 else
   run() { "$@"; }
 fi
