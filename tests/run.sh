@@ -110,9 +110,12 @@ while read -r kind t; do
   name=$(echo "$t" | tr '/' '_')
   [ -f "$results/$name.result" ] || echo "FAIL $kind $t (no result: its worker died)" > "$results/$name.result"
 done < "$results/list"
-passed=$(cat "$results"/*.result 2>/dev/null | grep -c '^pass ')
-failed=$(cat "$results"/*.result 2>/dev/null | grep -c '^FAIL ')
-skipped=$(cat "$results"/*.result 2>/dev/null | grep -c '^skip ')
+# a result's first line is its verdict; a failed script's output follows it
+# and may have lines of its own that start with FAIL
+verdicts=$(for f in "$results"/*.result; do head -n 1 "$f"; done 2>/dev/null)
+passed=$(printf '%s\n' "$verdicts" | grep -c '^pass ')
+failed=$(printf '%s\n' "$verdicts" | grep -c '^FAIL ')
+skipped=$(printf '%s\n' "$verdicts" | grep -c '^skip ')
 cat "$results"/*.result 2>/dev/null | grep -v '^pass ' || true
 echo "$passed passed, $failed failed$([ "$skipped" -gt 0 ] && echo ", $skipped skipped")"
 if [ $((passed + failed + skipped)) -ne "$started" ]; then

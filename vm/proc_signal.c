@@ -354,30 +354,58 @@ void proc_exit_signal(Process *p, Term pid, Term reason) {
     send_exit(p->pid, pid, reason, 0);
 }
 
+/* {Ref, undefined}: the answer to a request whose target cannot answer it
+ * (dead, or no memory for the answer). Each request's block is made big
+ * enough to become that answer, so refusing allocates nothing: an asker is
+ * answered even when memory is exhausted, and never waits forever. */
+#define INFO_REFUSAL_WORDS (3 + REF_WORDS)
+
 int proc_info_request(Process *p, Term pid, Term items, int all, uint64_t ref) {
-    Message *m = proc_signal_copy(items, SIG_INFO, p->pid, ref);
+    size_t n = copy_size(items), bins;
+    size_t room = n + SIG_WORDS < INFO_REFUSAL_WORDS ? INFO_REFUSAL_WORDS - SIG_WORDS : n;
+    Message *m = signal_alloc(room, SIG_INFO, p->pid, ref);
+    m->term = copy_term_bins(items, m->mem, &bins);
+    m->bins = bins != 0;
     m->link = all;
     return proc_deliver(pid, m);
 }
 
-/* {Ref, Info} to whoever asked */
-static void info_reply(Term to, uint64_t ref, Term info, Process *heap_owner) {
-    if (info == THE_NON_VALUE)   /* no memory to answer: it dies, as if first */
-        info = AM_undefined;
-    Term *hp = heap_owner ? heap_alloc(heap_owner, 3 + REF_WORDS) : NULL;
-    if (!hp) {
-        /* a dying process answers `undefined` from a fragment of its own */
-        Message *m = message_alloc(3 + REF_WORDS);
-        hp = m->mem;
-        Term r = make_ref_at(hp + 3, ref);
-        hp[0] = make_tuple_header(2); hp[1] = r; hp[2] = info;
-        m->term = make_boxed(hp);
-        proc_deliver(to, m);
-        return;
-    }
+/* Turns the request m into {Ref, undefined} and delivers it to the asker. */
+static void info_refuse(Message *m) {
+    Term to = sig_from(m);
+    uint64_t ref = sig_ref(m);
+    if (m->bins) binary_release_region(m->mem, m->mem + m->used);
+    Term *hp = m->mem;
     Term r = make_ref_at(hp + 3, ref);
-    hp[0] = make_tuple_header(2); hp[1] = r; hp[2] = info;
-    proc_send(heap_owner, to, make_boxed(hp));
+    hp[0] = make_tuple_header(2); hp[1] = r; hp[2] = AM_undefined;
+    m->term = make_boxed(hp);
+    m->kind = MSG_PLAIN;
+    m->used = INFO_REFUSAL_WORDS;
+    m->bins = 0;
+    m->link = 0;
+    m->next = NULL;
+    proc_deliver(to, m);
+}
+
+/* {Ref, Info} for the request m, built straight in a message block; 0 if
+ * there is no memory for it, when p dies for want of memory (gc.h) as if
+ * before answering. */
+static int info_reply(Process *p, Message *m, Term info) {
+    size_t n = copy_size(info), bins = 0;
+    Message *reply = message_try_alloc(INFO_REFUSAL_WORDS + n);
+    if (!reply) {
+        gc_out_of_memory(p, OOM_NOMEM);
+        p->reds = 0;
+        return 0;
+    }
+    Term *hp = reply->mem;
+    Term copy = n ? copy_term_bins(info, hp + INFO_REFUSAL_WORDS, &bins) : info;
+    Term r = make_ref_at(hp + 3, sig_ref(m));
+    hp[0] = make_tuple_header(2); hp[1] = r; hp[2] = copy;
+    reply->term = make_boxed(hp);
+    reply->bins = bins != 0;
+    proc_deliver(sig_from(m), reply);
+    return 1;
 }
 
 void proc_timeout(Term pid, uint64_t ref) {
@@ -463,9 +491,12 @@ static int handle_signal(Process *p, Message **mp) {
     case SIG_GC:            /* the scheduler collects: it knows the live registers */
         p->gc_requested = GC_REQUEST_FULL;
         break;
-    case SIG_INFO:
-        info_reply(sig_from(m), sig_ref(m), info_answer(p, m->term, m->link), p);
-        break;
+    case SIG_INFO: {
+        Term info = info_answer(p, m->term, m->link);   /* THE_NON_VALUE: no memory */
+        if (info != THE_NON_VALUE && info_reply(p, m, info)) break;
+        info_refuse(m);                     /* m became the answer */
+        return 0;
+    }
     case SIG_DOWN: {
         Monitor *mo = proc_monitor_find(p, sig_ref(m), MON_OUT);
         if (!mo) break;                     /* demonitored meanwhile */
@@ -516,7 +547,7 @@ void proc_signal_exit(Process *p, Term reason) {
         next = m->next;
         if (m->kind == SIG_LINK) send_exit(p->pid, sig_from(m), reason, 1);
         else if (m->kind == SIG_MONITOR) send_down(sig_from(m), sig_ref(m), p->pid, reason);
-        else if (m->kind == SIG_INFO) info_reply(sig_from(m), sig_ref(m), ATOM_TERM(undefined), NULL);
+        else if (m->kind == SIG_INFO) { info_refuse(m); continue; }
         proc_message_free(m);
     }
     proc_signal_links_exit(p, reason);
