@@ -347,6 +347,55 @@ L_bif: {
     DISPATCH(6 + n);
 }
 
+/* The integer operators and element/2 called as BIFs (loader.c picks these
+ * forms of `bif`): with two small integers (or a small index and a tuple)
+ * the answer is computed here, with no call; otherwise the generic `bif`
+ * runs the BIF, which handles big integers and raises errors with their
+ * frame. Small integers are tagged 0011 in the low bits, so `band` and
+ * `bor` of two tagged words are the tagged result. Each comes in two
+ * forms: any operands, and the _x form, where the first argument and the
+ * destination are x registers and the second an x register or a literal,
+ * read without asking which. */
+#define SRC_XL(w) (operand_is_literal(w) ? (Term)(w) : x[operand_slot(w)])
+#define BIF2_INLINE(A, B, D, cond, value) do {                             \
+        Term a = (A), b = (B);                                            \
+        if (is_small(a) && is_small(b) && (cond)) {                       \
+            D = (value);                                                  \
+            DISPATCH(8);                                                  \
+        }                                                                 \
+        goto L_bif;                                                       \
+    } while (0)
+#define BIF2_FORMS(name, cond, value)                                                      \
+    L_bif_##name: BIF2_INLINE(SRC(pc[6]), SRC(pc[7]), DST(pc[4]), cond, value);            \
+    L_bif_##name##_x: BIF2_INLINE(x[operand_slot(pc[6])], SRC_XL(pc[7]), x[operand_slot(pc[4])], \
+                                  cond, value);
+BIF2_FORMS(band, 1, a & b)
+BIF2_FORMS(bor, 1, a | b)
+BIF2_FORMS(bxor, 1, (a ^ b) | IMM_SMALL)
+BIF2_FORMS(bsr, small_val(b) >= 0,
+           make_small(small_val(a) >> (small_val(b) < 63 ? small_val(b) : 63)))
+BIF2_FORMS(bsl, small_val(b) >= 0 && small_val(b) < SMALL_BITS &&
+                small_val(a) >= MIN_SMALL >> small_val(b) && small_val(a) <= MAX_SMALL >> small_val(b),
+           make_small((SWord)((UWord)small_val(a) << small_val(b))))
+/* the one quotient that does not fit is MIN_SMALL div -1 */
+BIF2_FORMS(div, b != make_small(0) && (a != make_small(MIN_SMALL) || b != make_small(-1)),
+           make_small(small_val(a) / small_val(b)))
+BIF2_FORMS(rem, b != make_small(0), make_small(small_val(a) % small_val(b)))
+#undef BIF2_FORMS
+#undef BIF2_INLINE
+#define ELEMENT_INLINE(I, T, D) do {                                       \
+        Term i = (I), t = (T);                                            \
+        if (is_small(i) && is_tuple(t) && small_val(i) >= 1 &&            \
+            (UWord)small_val(i) <= tuple_arity(t)) {                      \
+            D = tuple_elems(t)[small_val(i) - 1];                         \
+            DISPATCH(8);                                                  \
+        }                                                                 \
+        goto L_bif;                                                       \
+    } while (0)
+L_bif_element: ELEMENT_INLINE(SRC(pc[6]), SRC(pc[7]), DST(pc[4]));
+L_bif_element_x: ELEMENT_INLINE(x[operand_slot(pc[6])], SRC_XL(pc[7]), x[operand_slot(pc[4])]);
+#undef ELEMENT_INLINE
+
 /* b is a small integer literal: adding its tagged form minus the tag adds
  * the values, and the overflow check is the machine's */
 L_add_imm: {
@@ -363,6 +412,25 @@ L_sub_imm: {
     SWord r;
     if (is_small(a) && !__builtin_sub_overflow((SWord)a, (SWord)(pc[4] - IMM_SMALL), &r)) {
         DST(pc[5]) = (Term)r;
+        DISPATCH(6);
+    }
+    goto L_sub;
+}
+/* The same between x registers, the usual shape of a counter in a loop */
+L_add_imm_xx: {
+    Term a = x[operand_slot(pc[3])];
+    SWord r;
+    if (is_small(a) && !__builtin_add_overflow((SWord)a, (SWord)(pc[4] - IMM_SMALL), &r)) {
+        x[operand_slot(pc[5])] = (Term)r;
+        DISPATCH(6);
+    }
+    goto L_add;
+}
+L_sub_imm_xx: {
+    Term a = x[operand_slot(pc[3])];
+    SWord r;
+    if (is_small(a) && !__builtin_sub_overflow((SWord)a, (SWord)(pc[4] - IMM_SMALL), &r)) {
+        x[operand_slot(pc[5])] = (Term)r;
         DISPATCH(6);
     }
     goto L_sub;
@@ -399,6 +467,16 @@ L_sub:
     ARITH_FLOATS(a, b, -);
     r = arith_sub(p, a, b);
     goto arith_result;
+L_mul_x:
+    a = x[operand_slot(pc[3])]; b = SRC_XL(pc[4]);
+    if (is_small(a) && is_small(b)) {
+        SWord v;
+        if (!__builtin_mul_overflow(small_val(a), small_val(b), &v) && fits_small(v)) {
+            x[operand_slot(pc[5])] = make_small(v);
+            DISPATCH(6);
+        }
+    }
+    goto mul_slow;
 L_mul:
     a = SRC(pc[3]); b = SRC(pc[4]);
     if (is_small(a) && is_small(b)) {
@@ -408,13 +486,14 @@ L_mul:
             DISPATCH(6);
         }
     }
+mul_slow:
     ARITH_FLOATS(a, b, *);
     r = arith_mul(p, a, b);
 arith_result:
     if (r == THE_NON_VALUE) {
         if (pc[1]) FAIL_TO(pc[1]);
-        int is_mul = *pc == (Instr)&&L_mul;
-        int is_sub = *pc == (Instr)&&L_sub || *pc == (Instr)&&L_sub_imm;
+        int is_mul = *pc == (Instr)&&L_mul || *pc == (Instr)&&L_mul_x;
+        int is_sub = *pc == (Instr)&&L_sub || *pc == (Instr)&&L_sub_imm || *pc == (Instr)&&L_sub_imm_xx;
         /* OTP 25 (JIT) raises from its inline sum with a small integer
          * literal, and from a difference with a non-negative one (which it
          * adds negated), without an erlang:'+' frame; otherwise the frame
@@ -605,6 +684,8 @@ L_is_map:          TEST(is_boxed_kind(SRC(pc[2]), BOXED_MAP), 3);
 
 L_is_eq_exact_imm:
     TEST(SRC(pc[2]) == (Term)pc[3], 4);
+L_is_eq_exact_imm_x:
+    TEST(x[operand_slot(pc[2])] == (Term)pc[3], 4);
 L_is_ne_exact_imm:
     TEST(SRC(pc[2]) != (Term)pc[3], 4);
 L_is_eq_exact: {

@@ -43,7 +43,9 @@ static UWord fun_uniq(const CodeModule *cm, int lambda) {
 static UWord specialise(UWord op, const UWord *in) {
 #define IS_IMM(w) (operand_is_literal(w) && is_immed((Term)(w)))
     switch (op) {
-    case OP_is_eq_exact: return IS_IMM(in[3]) ? OP_is_eq_exact_imm : op;
+    case OP_is_eq_exact:
+        if (!IS_IMM(in[3])) return op;
+        return operand_is_x(in[2]) ? OP_is_eq_exact_imm_x : OP_is_eq_exact_imm;
     case OP_is_ne_exact: return IS_IMM(in[3]) ? OP_is_ne_exact_imm : op;
     case OP_move:
         if (operand_is_x(in[1]) && operand_is_x(in[2])) return OP_move_xx;
@@ -51,9 +53,27 @@ static UWord specialise(UWord op, const UWord *in) {
         if (operand_is_y(in[1]) && operand_is_x(in[2])) return OP_move_yx;
         if (operand_is_literal(in[1]) && operand_is_x(in[2])) return OP_move_cx;
         return op;
-    case OP_add: return is_small((Term)in[4]) && operand_is_literal(in[4]) ? OP_add_imm : op;
-    case OP_sub: return is_small((Term)in[4]) && operand_is_literal(in[4]) ? OP_sub_imm : op;
+    case OP_add:
+    case OP_sub: {
+        if (!is_small((Term)in[4]) || !operand_is_literal(in[4])) return op;
+        int xx = operand_is_x(in[3]) && operand_is_x(in[5]);
+        if (op == OP_add) return xx ? OP_add_imm_xx : OP_add_imm;
+        return xx ? OP_sub_imm_xx : OP_sub_imm;
+    }
     case OP_fbox: return operand_is_x(in[3]) ? OP_fbox_x : op;
+    case OP_bif: {
+        if (in[5] != 2) return op;
+        Term (*fn)(Process *, Term *) = bif_table[in[2]].fn;
+        UWord form = fn == bif_band_2 ? OP_bif_band : fn == bif_bor_2 ? OP_bif_bor
+                   : fn == bif_bxor_2 ? OP_bif_bxor : fn == bif_bsl_2 ? OP_bif_bsl
+                   : fn == bif_bsr_2 ? OP_bif_bsr : fn == bif_div_2 ? OP_bif_div
+                   : fn == bif_rem_2 ? OP_bif_rem : fn == bif_element_2 ? OP_bif_element : op;
+        if (form == op) return op;
+        /* the _x form follows its generic form (opcodes.def) */
+        return form + (operand_is_x(in[4]) && operand_is_x(in[6]) && !operand_is_y(in[7]));
+    }
+    case OP_mul:
+        return operand_is_x(in[3]) && !operand_is_y(in[4]) && operand_is_x(in[5]) ? OP_mul_x : op;
     case OP_fmove:
         if (operand_is_x(in[1])) return OP_fmove_x;
         if (operand_is_literal(in[1]) && is_float((Term)in[1])) return OP_fmove_lit;
