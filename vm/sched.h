@@ -47,7 +47,8 @@ void sched_external_source(int delta);
  * with status 0 instead of a deadlock report (erlang:'$init_noshell'/0). */
 void sched_main_may_wait_alone(void);
 void sched_external_wake(void);
-/* A thread that is no scheduler (an async thread, the poller) made p
+/* A thread that is no scheduler (an async thread), or a scheduler handing
+ * on what it found in the poll set, made p
  * runnable: it swapped p's MAILBOX_WAITING mark out of the inbox, so it
  * alone holds the wake-up. Lock-free; p goes onto a stack every scheduler
  * takes from at its next pick, and a scheduler is woken only if every one
@@ -64,5 +65,8 @@ void sched_external_settle(int now);
  * (+1 when an async job is given, -1 when its completion is taken): while
  * any is out, processes all waiting in receive are no deadlock. */
 void sched_outside_work(int delta);
+/* The I/O poll set was just made (poll.c): a scheduler asleep on its futex
+ * word wakes, so that one comes to sleep in the set instead. */
+void sched_poll_started(void);
 
 #endif

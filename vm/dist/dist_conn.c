@@ -4,7 +4,7 @@
  * node's process.
  *
  * A connection is a port (driver "dist_conn") owned by net_kernel
- * (stdlib/net_kernel.mini), so its socket is watched by the VM's one poller
+ * (stdlib/net_kernel.mini), so its socket is watched by the VM's one poll set
  * and its reading runs as the port's turn on a scheduler: no thread per
  * connection. The listen socket is a port too ("dist_listen"): it accepts
  * and hands each new socket to net_kernel, which opens a dist_conn port on

@@ -134,18 +134,18 @@ int driver_async(DrvPort *port, void (*work)(void *data), void *data, void (*fre
 #define DRV_READ  1
 #define DRV_WRITE 2
 /* Asks to be told (on) or no longer told (off) when fd is readable
- * (DRV_READ) or writable (DRV_WRITE): the poller thread calls
- * port_io_ready (any thread), which reaches the port through its inbox as
+ * (DRV_READ) or writable (DRV_WRITE): the scheduler polling the set
+ * calls port_io_ready, which reaches the port through its inbox as
  * an async completion does, and the port calls ready_input / ready_output
  * on a scheduler. Level-triggered: the driver reads until EAGAIN, and the
  * call stays on until it is turned off. A driver turns off all its fds in
  * stop(). Reported once, re-armed after the callback returns (poll.c).
- * Returns 0, or -1 with errno set (ENOSYS: no poller could start; EBUSY:
+ * Returns 0, or -1 with errno set (ENOSYS: no poll set could be made; EBUSY:
  * another port's fd; EPERM: a regular file).
  * While a port waits for an fd, the run is not deadlocked. */
 int driver_select(DrvPort *port, int fd, int mode, int on);
-/* For the poller (any thread): fd of port is ready for mode. The poller
- * never calls it once stop() has turned the fd off: it pushes under the
+/* For the poll set (any thread): fd of port is ready for mode. It is
+ * never called once stop() has turned the fd off: it pushes under the
  * lock that driver_select takes (poll.c), so the port's record lives. */
 void port_io_ready(DrvPort *port, int fd, int mode);
 

@@ -5,7 +5,7 @@
  * heap) is touched only with its lock held: by a process giving it a
  * command (on that process's scheduler) or by the port's own turn
  * (port_task_run, on whichever scheduler picked it). The lock is never held
- * by a thread that is not a scheduler: an async thread or the poller only
+ * by a thread that is not a scheduler: an async thread or a scheduler polling only
  * pushes a block to the port's inbox (one CAS) and, if the port was
  * waiting, makes it runnable (sched_wake_external).
  *

@@ -80,6 +80,17 @@ void async_shutdown(void);
  * driver left selected; poll_reap_orphan hands over a program whose port
  * has gone (its pid, and its pidfd or -1), so that the poller reaps it. */
 void poll_io_done(struct Port *port, int fd);
+/* Polling by the schedulers (poll.c explains). poll_active: some fd was
+ * ever selected. poll_wait: sleeps in the poll set for at most wait_us
+ * (negative: no limit; 0: only looks) until an fd is ready or
+ * poll_interrupt is called, and keeps what it found for this thread; 1 if
+ * poll_deliver has something to do. Only one thread at a time may wait
+ * (wait_us != 0); any may look. poll_deliver hands what was found to the
+ * ports. */
+int poll_active(void);
+int poll_wait(int64_t wait_us);
+void poll_deliver(void);
+void poll_interrupt(void);
 void poll_port_closed(struct Port *port);
 void poll_reap_orphan(long pid, int pidfd);
 
