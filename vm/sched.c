@@ -900,6 +900,7 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
         gc_collect(p, 0, p->arity, major);
     }
     RunResult r;
+    SWord used = 0;
     if (p->exiting) r = RUN_EXIT;
     else {
         current = p;
@@ -915,7 +916,7 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
         memcpy(p->xsave, s->xregs, sizeof(Term) * (size_t)live);
         p->x = p->xsave;
         current = NULL;
-        SWord used = budget - (p->reds > 0 ? p->reds : 0);
+        used = budget - (p->reds > 0 ? p->reds : 0);
         s->chain_reds += used;
         atomic_fetch_add_explicit(&s->reductions, (UWord)used, memory_order_relaxed);
         p->total_reds += (UWord)used;
@@ -948,8 +949,9 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
     switch (r) {
     case RUN_YIELD:
         /* back in the queue, but no new work: it was running a moment ago,
-         * so it is no reason to wake anyone (find_local's streak is) */
-        make_runnable_quietly(s, p, BUSY, WHY_YIELDED);
+         * so it is no reason to wake anyone (find_local's streak is); BUSY
+         * only if it used most of a slice (policy_yield_busy) */
+        make_runnable_quietly(s, p, policy_yield_busy(used, REDUCTIONS_PER_SLICE) ? BUSY : 0, WHY_YIELDED);
         break;
     case RUN_WAIT:
         /* the last touch: after this another scheduler may own p */

@@ -93,6 +93,18 @@ uint32_t policy_steal_count(const VictimView *v) {
     return half;
 }
 
+/* BUSY marks a process preempted because it used most of a slice: it is
+ * likely to run long again, so it is what keeps a thief busy. One that ran
+ * on the last few reductions of a runnext chain's slice (policy_pick gives
+ * a woken process what the chain left) was cut off by the chain, not by
+ * its own work: a ring's relay stopped just after passing the token on is
+ * the usual case, with nothing left to do but reach its receive. Marked
+ * BUSY, such relays were the first BUSY entry thieves found, took, ran in a
+ * microsecond and backed off for, while the other ring's token holder,
+ * requeued BUSY behind them, stayed: two rings kept sharing a core (0.85 of
+ * one scheduler's time instead of 0.5; measured, docs/benchmarks.md). */
+int policy_yield_busy(int64_t used, int64_t slice) { return used >= slice / 2; }
+
 /* A runnext is taken only after the thief has seen the same process there
  * for POLICY_RUNNEXT_GRACE_US — longer than a hop takes, so a token passed
  * round a ring is never taken from its core, but a process stuck behind a

@@ -89,6 +89,10 @@ typedef struct {
 #define POLICY_NO_BUSY UINT32_MAX
 #define POLICY_BUSY_LOOK 16   /* how far from the head a thief looks for one */
 
+/* A process preempted after using `used` reductions of its run, out of a
+ * full slice of `slice`: is it queued BUSY (the work a thief should take)? */
+int policy_yield_busy(int64_t used, int64_t slice);
+
 /* How many of the victim's ring a thief takes (0: leave it alone). */
 uint32_t policy_steal_count(const VictimView *v);
 

@@ -142,6 +142,16 @@ static void test_steal_count(void) {
         CHECK_EQ(policy_steal_count(&rows[i].v), rows[i].want, "steal: %s", rows[i].what);
 }
 
+/* Only a process that used most of a slice is queued BUSY: one cut off by
+ * the end of its runnext chain's slice is not. */
+static void test_yield_busy(void) {
+    CHECK_EQ(policy_yield_busy(4000, 4000), 1, "a whole slice used: busy");
+    CHECK_EQ(policy_yield_busy(2000, 4000), 1, "half a slice: busy");
+    CHECK_EQ(policy_yield_busy(1999, 4000), 0, "less than half: not busy");
+    CHECK_EQ(policy_yield_busy(3, 4000), 0, "a relay on the chain's last reductions: not busy");
+    CHECK_EQ(policy_yield_busy(0, 4000), 0, "nothing used: not busy");
+}
+
 /* A runnext moves only when the thief has seen the same process there, on
  * the same victim, for longer than the grace period. */
 static void test_runnext(void) {
@@ -193,6 +203,7 @@ int main(void) {
     test_place();
     test_wakes();
     test_steal_count();
+    test_yield_busy();
     test_runnext();
     test_backoff();
     if (failures) { fprintf(stderr, "%d of %d checks failed\n", failures, checks); return 1; }
