@@ -398,43 +398,21 @@ L_bif_element_x: ELEMENT_INLINE(x[operand_slot(pc[6])], SRC_XL(pc[7]), x[operand
 
 /* b is a small integer literal: adding its tagged form minus the tag adds
  * the values, and the overflow check is the machine's */
-L_add_imm: {
-    Term a = SRC(pc[3]);
-    SWord r;
-    if (is_small(a) && !__builtin_add_overflow((SWord)a, (SWord)(pc[4] - IMM_SMALL), &r)) {
-        DST(pc[5]) = (Term)r;
-        DISPATCH(6);
-    }
-    goto L_add;
-}
-L_sub_imm: {
-    Term a = SRC(pc[3]);
-    SWord r;
-    if (is_small(a) && !__builtin_sub_overflow((SWord)a, (SWord)(pc[4] - IMM_SMALL), &r)) {
-        DST(pc[5]) = (Term)r;
-        DISPATCH(6);
-    }
-    goto L_sub;
-}
+#define IMM_ARITH(A, D, overflow_op, slow) do {                             \
+        Term a_ = (A);                                                    \
+        SWord r_;                                                         \
+        if (is_small(a_) && !overflow_op((SWord)a_, (SWord)(pc[4] - IMM_SMALL), &r_)) { \
+            D = (Term)r_;                                                 \
+            DISPATCH(6);                                                  \
+        }                                                                 \
+        goto slow;                                                        \
+    } while (0)
+L_add_imm: IMM_ARITH(SRC(pc[3]), DST(pc[5]), __builtin_add_overflow, L_add);
+L_sub_imm: IMM_ARITH(SRC(pc[3]), DST(pc[5]), __builtin_sub_overflow, L_sub);
 /* The same between x registers, the usual shape of a counter in a loop */
-L_add_imm_xx: {
-    Term a = x[operand_slot(pc[3])];
-    SWord r;
-    if (is_small(a) && !__builtin_add_overflow((SWord)a, (SWord)(pc[4] - IMM_SMALL), &r)) {
-        x[operand_slot(pc[5])] = (Term)r;
-        DISPATCH(6);
-    }
-    goto L_add;
-}
-L_sub_imm_xx: {
-    Term a = x[operand_slot(pc[3])];
-    SWord r;
-    if (is_small(a) && !__builtin_sub_overflow((SWord)a, (SWord)(pc[4] - IMM_SMALL), &r)) {
-        x[operand_slot(pc[5])] = (Term)r;
-        DISPATCH(6);
-    }
-    goto L_sub;
-}
+L_add_imm_xx: IMM_ARITH(x[operand_slot(pc[3])], x[operand_slot(pc[5])], __builtin_add_overflow, L_add);
+L_sub_imm_xx: IMM_ARITH(x[operand_slot(pc[3])], x[operand_slot(pc[5])], __builtin_sub_overflow, L_sub);
+#undef IMM_ARITH
 /* Operands of unknown type: small integers first; then two floats, or a
  * float and a small integer, computed here and boxed straight on the heap
  * when there is room (no call, no fragment); anything else, and a result
