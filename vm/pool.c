@@ -11,11 +11,13 @@
  * with per-thread lists serves the common case from a list the thread alone
  * touches, and moves memory between threads in batches: a sender on thread A
  * and a receiver on thread B recycle the same blocks, B giving back a batch
- * every few dozen frees and A taking one every few dozen sends.
+ * every few dozen frees once it holds LOCAL_KEEP_BYTES, and A taking one
+ * every few dozen sends.
  *
  * Batches of one class are a list linked through the blocks' `next`; a
  * batch holds about BATCH_BYTES of blocks (at most 256 blocks, at least one),
- * so a thread keeps at most about twice that per class. The shared stacks
+ * and a thread keeps at most LOCAL_KEEP_BYTES (or two batches) per class
+ * on its own list. The shared stacks
  * hold batches in cells: a cell is a slot in one static array (the batch's
  * first block and the index of the next cell), and a stack is a 64-bit word
  * with the top cell's index and a tag that every push and pop changes, so a
@@ -72,6 +74,19 @@ static int class_of_bytes(size_t bytes)
 
 #define BATCH_BYTES ((size_t)32 << 10)
 #define BATCH_MAX 256
+/* A thread's free list of a class may hold this much (and at least two
+ * batches) before it gives a batch to the shared stack. Two batches were
+ * too few: a receiver's collection frees its taken messages in a burst,
+ * the surplus went to the shared stack, and the thread's next sends took a
+ * batch from there, as likely the other scheduler's as its own. Every
+ * block of such a batch was last written on the other core, so its first
+ * read there (the free list's link) and its filling missed in this core's
+ * cache: in hackbench groups with the handshake, each core's groups on its
+ * own, that miss took half of the time and `+S 2` ran 1.6x slower than
+ * `+S 1` (0.7x with this bound). Memory still flows where it is needed
+ * (a sender on one core, its receiver on the other) once the freeing
+ * thread holds this much, and no thread keeps more than this much idle. */
+#define LOCAL_KEEP_BYTES ((size_t)512 << 10)
 
 /* Tables for the fast paths, filled before main: the class of every small
  * word count (most messages), and each class's words and batch. */
@@ -79,6 +94,7 @@ static int class_of_bytes(size_t bytes)
 static uint8_t small_class[SMALL_WORDS + 1];
 static uint32_t class_words[NCLASSES];
 static uint16_t class_batch_n[NCLASSES];
+static uint32_t class_keep_n[NCLASSES];   /* blocks a thread's list may hold */
 
 __attribute__((constructor)) static void tables_init(void)
 {
@@ -86,6 +102,8 @@ __attribute__((constructor)) static void tables_init(void)
         size_t n = BATCH_BYTES / class_bytes[c];
         class_batch_n[c] = n == 0 ? 1 : n > BATCH_MAX ? BATCH_MAX : (uint16_t)n;
         class_words[c] = (uint32_t)((class_bytes[c] - POOL_RECORD_BYTES) / sizeof(Term));
+        size_t keep = LOCAL_KEEP_BYTES / class_bytes[c];
+        class_keep_n[c] = (uint32_t)(keep > 2u * class_batch_n[c] ? keep : 2u * class_batch_n[c]);
     }
     for (size_t w = 0; w <= SMALL_WORDS; w++)
         small_class[w] = (uint8_t)class_of_bytes(POOL_RECORD_BYTES + w * sizeof(Term));
@@ -320,8 +338,8 @@ static HeapFrag *refill(int c)
     return got;
 }
 
-/* This thread's list for class c has grown to two batches: the newest
- * batch goes to the shared stack. */
+/* This thread's list for class c has grown to what it may keep
+ * (LOCAL_KEEP_BYTES): the newest batch goes to the shared stack. */
 static void give_back(int c)
 {
     unsigned batch = class_batch(c);
@@ -388,6 +406,6 @@ void pool_frag_free(HeapFrag *f)
     }
     f->next = local_list[c];
     local_list[c] = f;
-    if (++local_n[c] >= 2 * class_batch(c))
+    if (++local_n[c] >= class_keep_n[c])
         give_back(c);
 }

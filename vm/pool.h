@@ -10,8 +10,9 @@
  * freed. Larger blocks are mapped and unmapped one by one.
  *
  * Each thread keeps a free list per class (the threads that send are
- * long-lived: the schedulers and the shell's reader); a thread that frees
- * more than two batches' worth gives one batch to the class's shared stack,
+ * long-lived: the schedulers and the shell's reader); a thread whose list
+ * holds more than it may keep (512 KiB, at least two batches; pool.c says
+ * why so much) gives one batch to the class's shared stack,
  * and a thread whose list is empty takes one from there, else carves a
  * fresh slab. The shared stacks are lock-free (pool.c says how). Slabs live
  * in the message arena, one range of reserved address space, in chunks of

@@ -25,8 +25,8 @@ enum { PRIO_LOW = 0, PRIO_NORMAL = 1, PRIO_HIGH = 2, PRIO_MAX = 3, PRIO_LEVELS =
                                         (prime, as Go's: no lockstep with periodic work) */
 #define POLICY_STEAL_PAYOFF_US 1000  /* a steal must keep the thief busy this long */
 #define POLICY_BACKOFF_MIN_US 100    /* first wait after a steal that did not pay */
-#define POLICY_BACKOFF_MAX_US 400    /* the longest (after 3 in a row): longer waits kept
-                                        two independent rings from spreading */
+#define POLICY_BACKOFF_MAX_US 25600  /* the longest (after 9 in a row): each try splits a
+                                        crowd again (sched_policy.c) */
 
 /* ---- picking: what a scheduler runs next ---- */
 

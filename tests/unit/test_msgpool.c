@@ -94,10 +94,12 @@ static void round_trip(size_t words, size_t n)
 static void test_every_class(void)
 {
     /* The memory a class needs for this traffic grows until the freeing
-     * thread's own list (between one and two batches, pool.c) has been at
-     * its longest, which takes at most a batch's count of rounds (256);
+     * thread's own list (up to what it may keep, LOCAL_KEEP_BYTES in
+     * pool.c, less one batch) has been at its longest, which takes at most
+     * a batch's count of rounds (256) once it is full, and filling it takes
+     * at most 512 KiB / (32 bytes x 700 blocks a round) = 24 rounds;
      * from then on nothing is mapped. */
-    enum { WARM = 2 + 256, STEADY = 8 };
+    enum { WARM = 2 + 24 + 256, STEADY = 8 };
     sem_init(&to_a, 0, 0);
     sem_init(&to_b, 0, 0);
     pthread_t b;

@@ -179,7 +179,7 @@ static void test_backoff(void) {
     /* steals that keep the thief busy 50 us each (a coupled crowd): the wait
      * doubles from the minimum to the maximum */
     uint64_t now = 10000, want = POLICY_BACKOFF_MIN_US;
-    for (int i = 0; i < 10; i++) {
+    for (int i = 0; i < 12; i++) {
         policy_steal_outcome(&b, 50, now);
         CHECK_EQ(b.not_before - now, want, "failure %d", i + 1);
         CHECK_EQ(policy_may_steal(&b, now + want - 1), 0, "waiting, failure %d", i + 1);
