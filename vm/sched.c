@@ -112,6 +112,7 @@ struct Scheduler {
 
 static Scheduler schedulers[MAX_SCHEDULERS];
 static int nscheds = 1;
+static int ncores = 1;               /* online cores, for policy_spin_worth */
 static _Atomic int nonline = 1;
 static int smp_enabled = 1;
 
@@ -716,7 +717,15 @@ static void report_deadlock(void) {
     atomic_store(&finished, 1);
 }
 
-/* No work here: steal, spin (one scheduler at most), then sleep. */
+/* Is spinning worth a core now (policy_spin_worth)? The other awake
+ * schedulers and the awake async threads are the ones that want a core. */
+static int spin_worth(void) {
+    int others = nscheds - atomic_load_explicit(&nsleeping, memory_order_relaxed) - 1;
+    return policy_spin_worth(others + async_awake_count(), ncores);
+}
+
+/* No work here: steal, spin (one scheduler at most, and only while a core
+ * is free for it), then sleep. */
 static Process *idle(Scheduler *s, SWord *budget) {
     *budget = REDUCTIONS_PER_SLICE;
     s->chain_reds = 0;
@@ -757,8 +766,16 @@ static Process *idle(Scheduler *s, SWord *budget) {
     /* a thief whose steals did not pay waits out its back-off asleep,
      * neither looking at the others' rings nor woken for their surplus */
     int may_steal = !offline && policy_may_steal(&s->backoff, timer_now_us());
-    int spinning = 0;
-    if (may_steal && atomic_load(&nspinning) == 0) { atomic_fetch_add(&nspinning, 1); spinning = 1; }
+    int spinning = 0, worth = may_steal && spin_worth();
+    if (worth && atomic_load(&nspinning) == 0) {
+        atomic_fetch_add(&nspinning, 1);
+        spinning = 1;
+    } else if (may_steal && !worth) {
+        /* every core is wanted: one look, then sleep (a queue it may not
+         * take from does not keep it awake below) */
+        Process *p = steal(s, 0);
+        if (p) return p;
+    }
     /* Each look reads the cache lines the owners write on every put and
      * pick; looking every 0.3 us made a busy owner pay a transfer of its
      * queue's line at nearly every spawn. So the pause between looks
@@ -766,7 +783,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
     int pauses = 16;
     uint64_t spin_start = spinning ? timer_now_us() : 0;
     for (int round = 0; spinning && !atomic_load(&finished); round++) {
-        if ((round & 7) == 7 && timer_now_us() - spin_start > SPIN_US) break;
+        if ((round & 7) == 7 && (timer_now_us() - spin_start > SPIN_US || !spin_worth())) break;
         /* lone work is looked at only now and then: reading a runnext pulls
          * the owner's cache line, which it writes on every wake-up */
         if (inject_take(s)) {
@@ -810,7 +827,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
     }
     atomic_store(&s->sleep_word, SLEEPING);
     atomic_fetch_add(&nsleeping, 1);
-    int stay_awake = (!offline && any_work(s, may_steal)) || atomic_load(&finished);
+    int stay_awake = (!offline && any_work(s, worth)) || atomic_load(&finished);
     /* an offline scheduler takes nothing: what arrived for the inject
      * stack while it was awake goes to an online one */
     if (offline && atomic_load(&inject_head)) wake_idle_for(1);
@@ -1028,6 +1045,8 @@ void sched_init(int n, int smp) {
     if (!smp) n = 1;
     smp_enabled = smp;
     nscheds = n;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    ncores = cores > 0 ? (int)cores : 1;
     atomic_store(&nonline, n);
     for (int i = 0; i < n; i++) {
         schedulers[i].id = i;

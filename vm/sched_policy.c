@@ -65,6 +65,17 @@ int policy_streak_wakes(int streak) { return streak >= POLICY_LONE_STREAK; }
  * in a moment); two are. */
 int policy_queue_wakes(uint32_t len) { return len >= POLICY_SURPLUS; }
 
+/* Spinning buys a quick start when work comes within a millisecond, at the
+ * price of a core. That price is nothing while a core is free and a whole
+ * core's work when none is: with more threads that want to run than cores
+ * (async threads scanning files beside two schedulers, +S 4 on two cores),
+ * the spinner took its core's time from a thread with work, and the kernel
+ * shared the cores out among them (+A 2 gave 1.4x the throughput of +A 1
+ * on two cores instead of nearly 2x; +S 4 ran cells up to 1.5x slower than
+ * +S 2). Sleeping instead costs a futex wake when work comes, which the
+ * working threads' schedulers pay only when every scheduler sleeps. */
+int policy_spin_worth(int working, int cores) { return working < cores; }
+
 /* A thief takes half, leaving the owner the other half (Go's rule). It
  * leaves alone:
  *  - a single queued process until its owner has left work behind

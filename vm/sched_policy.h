@@ -74,6 +74,14 @@ int policy_streak_wakes(int streak);
 /* A process was queued in a ring that now holds `len`: wake a sleeper? */
 int policy_queue_wakes(uint32_t len);
 
+/* ---- spinning ---- */
+
+/* An idle scheduler may spin (look at the others' queues for a while
+ * before it sleeps) only while the threads doing work leave a core free:
+ * `working` counts the other awake schedulers and the awake async threads,
+ * `cores` the processor's online cores. */
+int policy_spin_worth(int working, int cores);
+
 /* ---- stealing ---- */
 
 typedef struct {

@@ -196,7 +196,24 @@ static void test_backoff(void) {
     CHECK_EQ(b.not_before - now, POLICY_BACKOFF_MIN_US, "one short steal: the minimum wait");
 }
 
+/* ---- spinning: only while a core is free ---- */
+static void test_spin_worth(void) {
+    /* two cores: +S 2 with one other scheduler at work leaves one core */
+    CHECK_EQ(policy_spin_worth(0, 2), 1, "nothing else runs");
+    CHECK_EQ(policy_spin_worth(1, 2), 1, "one other scheduler works, a core is free");
+    /* +S 2 +A 2 with both async threads scanning: the spinner would take a
+     * core from one of them */
+    CHECK_EQ(policy_spin_worth(2, 2), 0, "two async threads at work");
+    /* +S 4 on two cores, two other schedulers at work */
+    CHECK_EQ(policy_spin_worth(3, 2), 0, "three schedulers at work");
+    CHECK_EQ(policy_spin_worth(3, 4), 1, "four cores, three busy");
+    /* one core: a second scheduler never spins while the first works */
+    CHECK_EQ(policy_spin_worth(1, 1), 0, "one core, taken");
+    CHECK_EQ(policy_spin_worth(0, 1), 1, "one core, free");
+}
+
 int main(void) {
+    test_spin_worth();
     test_pick();
     test_low_not_starved();
     test_global_not_starved();

@@ -59,8 +59,12 @@ typedef struct AsyncThread {
 static AsyncThread *threads;
 static int nthreads;
 static _Atomic int stopping;
+/* threads not asleep in futex_wait: an idle scheduler spins only while
+ * the awake threads leave a core free (policy_spin_worth) */
+static _Atomic int nawake;
 
 int async_thread_count(void) { return nthreads; }
+int async_awake_count(void) { return atomic_load_explicit(&nawake, memory_order_relaxed); }
 
 static void futex_wait(_Atomic int *w, int val) {
     syscall(SYS_futex, (int *)w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
@@ -112,7 +116,9 @@ static void *async_main(void *arg) {
             atomic_store(&t->state, RUNNING);
             continue;
         }
+        atomic_fetch_sub_explicit(&nawake, 1, memory_order_relaxed);
         while (atomic_load(&t->state) == SLEEPING) futex_wait(&t->state, SLEEPING);
+        atomic_fetch_add_explicit(&nawake, 1, memory_order_relaxed);
     }
     return NULL;
 }
@@ -122,6 +128,7 @@ void async_init(int n) {
     threads = calloc((size_t)n, sizeof *threads);
     if (!threads) FATAL("out of memory for %d async threads", n);
     nthreads = n;
+    atomic_store(&nawake, n);
     for (int i = 0; i < n; i++) {
         pthread_attr_t a;
         pthread_attr_init(&a);

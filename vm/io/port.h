@@ -69,9 +69,11 @@ void port_drivers_init(void);
 
 /* Async threads (async.c). async_init at start-up with +A N (0..1024);
  * async_submit hands a job (a SIG_PORT_ASYNC block, see port.c) to thread
- * key mod N; async_shutdown stops and joins them at exit. */
+ * key mod N; async_shutdown stops and joins them at exit.
+ * async_awake_count: the threads not asleep (working or about to sleep). */
 void async_init(int n);
 int async_thread_count(void);
+int async_awake_count(void);
 void async_submit(unsigned key, Message *job);
 void async_shutdown(void);
 
