@@ -13,10 +13,15 @@
  *
  * Sending never goes through net_kernel or the port's turn: the sender
  * encodes on its own scheduler (etf.c), looks the node up in the table
- * under a read lock (senders do not exclude one another), and under the
- * connection's own small lock writes the frame to the socket at once, or
- * queues it behind bytes still waiting (then the port is selected for
- * writing and its ready_output drains the queue). A connection still in
+ * under a read lock (senders do not exclude one another) and pushes the
+ * frame onto the connection's lock-free queue (one compare-and-swap). Then
+ * it tries to become the connection's writer (one exchange): the writer
+ * takes every queued frame and writes them with one writev, or queues the
+ * bytes behind those still waiting (then the port is selected for writing
+ * and its ready_output drains them). A sender that finds a writer at work
+ * leaves at once: the writer looks at the queue again before it lets go,
+ * so senders on other schedulers never wait for each other's system calls,
+ * and a burst of sends leaves in a few writev calls. A connection still in
  * its handshake queues, and the frames leave when it comes up; one that
  * fails drops them, as Erlang does with messages to a node it cannot reach.
  * Removing a connection takes the write lock, so no sender still holds it.
@@ -39,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "dist_int.h"
@@ -76,6 +82,10 @@ typedef struct Conn {
     int hidden;
     unsigned char *in;
     size_t in_len, in_cap;
+    /* frames pushed by senders, newest first, and whether one of them is
+     * writing the queue out (conn_enqueue) */
+    _Atomic(struct OutFrame *) pending;
+    _Atomic int writer;
     pthread_mutex_t out_lock;    /* out, write_selected, the socket's writes */
     char *out;
     size_t out_len, out_off, out_cap;
@@ -88,6 +98,13 @@ typedef struct Conn {
     struct RemoteMon *mons;
     int nmons, capmons;
 } Conn;
+
+/* A frame waiting in a connection's lock-free queue. */
+typedef struct OutFrame {
+    struct OutFrame *next;
+    size_t len;
+    char *buf;                   /* malloc'ed, the frame's bytes */
+} OutFrame;
 
 /* A local process's monitor on a process of the connection's node: the
  * target is kept as ids (or a name), not as a term on some heap. */
@@ -170,7 +187,16 @@ static void conn_unlink(Conn *c) {
         if (*pp == c) { *pp = c->next; return; }
 }
 
+static void frames_free(OutFrame *f) {
+    for (OutFrame *next; f; f = next) {
+        next = f->next;
+        free(f->buf);
+        free(f);
+    }
+}
+
 static void conn_free(Conn *c) {
+    frames_free(atomic_exchange(&c->pending, NULL));
     pthread_mutex_destroy(&c->out_lock);
     free(c->mons);
     free(c->in);
@@ -236,6 +262,78 @@ static void conn_out(Conn *c, const char *s, size_t n) {
     }
 }
 
+/* Frames f (oldest first) out on c: with one writev per IOV_BATCH frames
+ * when nothing waits before them, else behind what waits. */
+#define IOV_BATCH 64
+static void conn_out_frames(Conn *c, OutFrame *f) {
+    while (f && c->state == ST_UP && c->out_off == c->out_len) {
+        struct iovec iov[IOV_BATCH];
+        int n = 0;
+        for (OutFrame *g = f; g && n < IOV_BATCH; g = g->next, n++)
+            iov[n] = (struct iovec){ g->buf, g->len };
+        struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+        ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK) return;   /* the reader sees it close */
+            break;
+        }
+        atomic_store(&c->wrote, 1);
+        /* skip what left; a frame cut short queues its rest below */
+        size_t left = (size_t)w;
+        while (f && left >= f->len) { left -= f->len; f = f->next; }
+        if (f && left > 0) {
+            conn_out(c, f->buf + left, f->len - left);
+            f = f->next;
+        }
+    }
+    for (; f; f = f->next) conn_out(c, f->buf, f->len);
+}
+
+/* Frames f behind the bytes waiting for the socket, for ready_output. */
+static void conn_queue_frames(Conn *c, OutFrame *f) {
+    for (; f; f = f->next)
+        if (queue_bytes(c, f->buf, f->len) < 0) return;
+    if (c->state == ST_UP && c->out_off < c->out_len && !c->write_selected) {
+        c->write_selected = 1;
+        driver_select(c->port, c->fd, DRV_WRITE, 1);
+    }
+}
+
+/* Hands the frame buf[0..len) (malloc'ed; c takes it) to c's lock-free
+ * queue, then writes the queue out unless another sender is writing it:
+ * that one looks at the queue again after it lets go (both sequentially
+ * consistent: either it sees this frame or this sender sees it gone).
+ * A writer makes at most WRITER_ROUNDS system calls' worth of rounds: past
+ * them, what keeps coming from other schedulers is only copied behind the
+ * waiting bytes, for the port's ready_output, so a sender whose neighbours
+ * send without pause is not kept writing for them. */
+#define WRITER_ROUNDS 4
+static void conn_enqueue(Conn *c, char *buf, size_t len) {
+    OutFrame *f = malloc(sizeof *f);
+    if (!f) { free(buf); return; }          /* dropped, as a send to a lost node */
+    f->buf = buf;
+    f->len = len;
+    OutFrame *old = atomic_load_explicit(&c->pending, memory_order_relaxed);
+    do f->next = old;
+    while (!atomic_compare_exchange_weak(&c->pending, &old, f));
+    int rounds = 0;
+    while (atomic_load(&c->pending) && !atomic_exchange(&c->writer, 1)) {
+        OutFrame *batch = NULL;
+        for (OutFrame *g = atomic_exchange(&c->pending, NULL), *next; g; g = next) {
+            next = g->next;                 /* newest first: turned round */
+            g->next = batch;
+            batch = g;
+        }
+        pthread_mutex_lock(&c->out_lock);
+        if (rounds++ < WRITER_ROUNDS) conn_out_frames(c, batch);
+        else conn_queue_frames(c, batch);
+        pthread_mutex_unlock(&c->out_lock);
+        frames_free(batch);
+        atomic_store(&c->writer, 0);
+    }
+}
+
 /* ---- frames ---- */
 
 static void put32(char *p, uint32_t v) {
@@ -259,12 +357,8 @@ static int frame_build(OutBuf *b, Term control, Term msg) {
 static void conn_send(Conn *c, Term control, Term msg) {
     OutBuf b;
     ob_init(&b);
-    if (frame_build(&b, control, msg)) {
-        pthread_mutex_lock(&c->out_lock);
-        conn_out(c, b.buf, b.len);
-        pthread_mutex_unlock(&c->out_lock);
-    }
-    ob_free(&b);
+    if (frame_build(&b, control, msg)) conn_enqueue(c, b.buf, b.len);
+    else ob_free(&b);
 }
 
 /* Asks net_kernel to connect `node`: {dist_connect, Node}. */
@@ -308,11 +402,8 @@ long dist_send(Process *p, Term to, Term msg) {
     pthread_rwlock_rdlock(&conns_lock);
     Conn *c = conn_find(node);
     if (c) {
-        pthread_mutex_lock(&c->out_lock);
-        conn_out(c, b.buf, b.len);
-        pthread_mutex_unlock(&c->out_lock);
+        conn_enqueue(c, b.buf, b.len);      /* takes the buffer */
         pthread_rwlock_unlock(&conns_lock);
-        ob_free(&b);
         return reds;
     }
     pthread_rwlock_unlock(&conns_lock);
