@@ -43,6 +43,13 @@ remote spawn true
 spawn on no node true
 link exit normal
 no EXIT after unlink
+spawn_link exit boom9 true
+spawn_link caller died, remote kaput
+spawn_monitor down boom10 true
+spawn_monitor demonitor true
+no DOWN after spawn_monitor demonitor
+spawn_link on no node noconnection
+spawn_monitor on no node noconnection
 remote saw boom
 erpc back [2,1]"
 
@@ -68,6 +75,8 @@ down noconnection
 nodedown
 nodedown
 link noconnection
+spawn_link noconnection
+spawn_monitor noconnection
 nodes []
 ping pang
 send to down node hi"
@@ -167,6 +176,15 @@ receive {'EXIT', Sl, Rs} -> io:format(\"spawn_link exit ~p~n\", [Rs]) after 5000
 Q = spawn(N, timer, sleep, [300]),
 link(Q),
 receive {'EXIT', Q, Rq} -> io:format(\"link exit ~p~n\", [Rq]) after 5000 -> io:format(\"timeout~n\") end,
+Sb = spawn_link(N, erlang, exit, [boom]),
+receive {'EXIT', Sb, Rb} -> io:format(\"spawn_link exit ~p~n\", [Rb]) after 5000 -> io:format(\"timeout~n\") end,
+Pc = spawn(fun() -> Self ! {child, spawn_link(N, timer, sleep, [infinity])}, receive die -> exit(kaput) end end),
+Qc = receive {child, C} -> C after 5000 -> undefined end,
+Mc = monitor(process, Qc),
+Pc ! die,
+receive {'DOWN', Mc, process, Qc, Rc} -> io:format(\"spawn_link caller died, remote ~p~n\", [Rc]) after 5000 -> io:format(\"timeout~n\") end,
+{Pm, Mm} = spawn_monitor(N, erlang, exit, [boom]),
+receive {'DOWN', Mm, process, Pm, Rm} -> io:format(\"spawn_monitor down ~p~n\", [Rm]) after 5000 -> io:format(\"timeout~n\") end,
 halt()." >"$TMP/em" 2>&1
 check erl_to_mini "$TMP/em" "ping pong
 named send ok
@@ -178,7 +196,10 @@ t2b true true
 remote spawn true
 pid send ok
 spawn_link exit normal
-link exit normal"
+link exit normal
+spawn_link exit boom
+spawn_link caller died, remote kaput
+spawn_monitor down boom"
 
 # erl serves, Mini calls
 E2=df$$

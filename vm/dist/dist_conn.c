@@ -113,6 +113,7 @@ typedef struct RemoteMon {
     Term watcher;                /* local pid */
     Term name;                   /* the registered name monitored, or NIL */
     DistId target;               /* the pid monitored when name is NIL */
+    int spawning;                /* spawn_monitor/4: target unknown until the SPAWN_REPLY */
 } RemoteMon;
 
 static pthread_rwlock_t conns_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -470,19 +471,11 @@ void dist_link(Process *p, Term remote, int on) {
     proc_send(p, k, make_boxed(t));
 }
 
-Term dist_monitor(Process *p, Term target) {
-    Term node, name = NIL;
-    if (is_tuple(target)) { name = tuple_elems(target)[0]; node = tuple_elems(target)[1]; }
-    else node = external_node(target);
-    uint64_t ref = proc_new_ref();
-    Term r = make_ref_at(heap_alloc(p, REF_WORDS), ref);
-    RemoteMon m = { ref, p->pid, name, { 0 } };
-    if (name == NIL) dist_id_of(target, &m.target);
-    if (!dist_alive()) { send_down(&m, node, ATOM_TERM(noconnection)); return r; }
-    Term ctl[5] = { make_tuple_header(4), make_small(DOP_MONITOR_P), p->pid, name != NIL ? name : target, r };
-    OutBuf b;
-    ob_init(&b);
-    frame_build(&b, make_boxed(ctl), THE_NON_VALUE);
+/* Adds m to node's connection (a pending one if there is none yet, and
+ * net_kernel is asked to connect) and sends the frame in b on it, under one
+ * lock, so no reply can come before the monitor is there. 0 when no
+ * connection record could be made. */
+static int mon_add_send(Term node, const RemoteMon *m, const OutBuf *b) {
     int ask = 0;
     pthread_rwlock_wrlock(&conns_lock);
     Conn *c = conn_find(node);
@@ -494,15 +487,55 @@ Term dist_monitor(Process *p, Term target) {
             RemoteMon *nm = realloc(c->mons, (size_t)cap * sizeof *nm);
             if (nm) { c->mons = nm; c->capmons = cap; }
         }
-        if (c->nmons < c->capmons) c->mons[c->nmons++] = m;
-        conn_out(c, b.buf, b.len);
+        if (c->nmons < c->capmons) c->mons[c->nmons++] = *m;
+        conn_out(c, b->buf, b->len);
         pthread_mutex_unlock(&c->out_lock);
     }
     pthread_rwlock_unlock(&conns_lock);
-    ob_free(&b);
     if (ask) ask_connect(node);
-    if (!c) send_down(&m, node, ATOM_TERM(noconnection));
+    return c != NULL;
+}
+
+Term dist_monitor(Process *p, Term target) {
+    Term node, name = NIL;
+    if (is_tuple(target)) { name = tuple_elems(target)[0]; node = tuple_elems(target)[1]; }
+    else node = external_node(target);
+    uint64_t ref = proc_new_ref();
+    Term r = make_ref_at(heap_alloc(p, REF_WORDS), ref);
+    RemoteMon m = { ref, p->pid, name, { 0 }, 0 };
+    if (name == NIL) dist_id_of(target, &m.target);
+    if (!dist_alive()) { send_down(&m, node, ATOM_TERM(noconnection)); return r; }
+    Term ctl[5] = { make_tuple_header(4), make_small(DOP_MONITOR_P), p->pid, name != NIL ? name : target, r };
+    OutBuf b;
+    ob_init(&b);
+    frame_build(&b, make_boxed(ctl), THE_NON_VALUE);
+    int ok = mon_add_send(node, &m, &b);
+    ob_free(&b);
+    if (!ok) send_down(&m, node, ATOM_TERM(noconnection));
     return r;
+}
+
+/* erlang:dist_spawn_monitor(Node, Ctl, Args): sends the SPAWN_REQUEST Ctl
+ * ({29, ReqId, From, GL, MFA, Opts} with monitor among Opts) and holds a
+ * monitor whose reference is ReqId, as a monitor/2 on another node's
+ * process is held: the peer's PAYLOAD_MONITOR_P_EXIT (reference ReqId),
+ * demonitor or the connection's end ends it. Until the SPAWN_REPLY names
+ * the new pid, a 'DOWN' (noconnection) names a dead pid of Node instead,
+ * the one erlang.mini's spawn/4 gives for a node that cannot be reached. */
+Term bif_dist_spawn_monitor_3(Process *p, Term *args) {
+    Term node = args[0], ctl = args[1];
+    if (!is_atom(node) || !is_tuple(ctl) || tuple_arity(ctl) != 6 || !is_ref(tuple_elems(ctl)[1]) ||
+        !(is_list(args[2]) || is_nil(args[2])))
+        BIF_ERROR(p, AM_badarg);
+    RemoteMon m = { ref_number(tuple_elems(ctl)[1]), p->pid, NIL, { node, 0, 2, { 0, 0 } }, 1 };
+    if (!dist_alive()) { send_down(&m, node, ATOM_TERM(noconnection)); return AM_true; }
+    OutBuf b;
+    ob_init(&b);
+    if (!frame_build(&b, ctl, args[2])) { ob_free(&b); BIF_ERROR(p, AM_badarg); }
+    int ok = mon_add_send(node, &m, &b);
+    ob_free(&b);
+    if (!ok) send_down(&m, node, ATOM_TERM(noconnection));
+    return AM_true;
 }
 
 int dist_demonitor(Process *p, uint64_t ref) {
@@ -815,12 +848,38 @@ static int frame_in(Conn *c, const unsigned char *s, size_t n) {
     }
     case DOP_SPAWN_REPLY: {
         /* {31, ReqId, To, Flags, Result}: to the process that asked
-         * (erlang:spawn/4 in stdlib/erlang.mini) */
+         * (erlang:spawn/4 and friends in stdlib/erlang.mini) */
+        Term req = el(ctl, 2), to = el(ctl, 3), flags = el(ctl, 4), result = el(ctl, 5);
+        if (result == THE_NON_VALUE || !is_small(flags)) return -1;
+        if (is_ref(req)) {
+            /* spawn_monitor/4's monitor now has its target; a spawn that
+             * failed leaves no monitor */
+            pthread_mutex_lock(&c->out_lock);
+            for (int i = 0; i < c->nmons; i++)
+                if (c->mons[i].ref == ref_number(req) && c->mons[i].spawning) {
+                    if (is_external_kind(result, EXT_PID)) {
+                        dist_id_of(result, &c->mons[i].target);
+                        c->mons[i].spawning = 0;
+                    } else {
+                        c->mons[i] = c->mons[--c->nmons];
+                    }
+                    break;
+                }
+            pthread_mutex_unlock(&c->out_lock);
+        }
+        if ((small_val(flags) & 1) && is_external_kind(result, EXT_PID) && is_pid(to)) {
+            /* the peer linked the new process to To: net_kernel makes this
+             * side's proxy, ahead of any EXIT this connection brings later,
+             * and the proxy tells To {ReqId, linked} once it holds the link */
+            Term *lp = driver_heap(c->port, 7);
+            lp[0] = make_tuple_header(6); lp[1] = ATOM_TERM(dist_signal); lp[2] = c->node;
+            lp[3] = make_small(DOP_LINK); lp[4] = result; lp[5] = to; lp[6] = req;
+            deliver(ATOM_TERM(net_kernel), make_boxed(lp));
+        }
         Term *hp = driver_heap(c->port, 4);
         hp[0] = make_tuple_header(3); hp[1] = atom_intern_cstr("$spawn_reply");
-        hp[2] = el(ctl, 2); hp[3] = el(ctl, 5);
-        if (hp[3] == THE_NON_VALUE) return -1;
-        deliver(el(ctl, 3), make_boxed(hp));
+        hp[2] = req; hp[3] = result;
+        deliver(to, make_boxed(hp));
         return 0;
     }
     case DOP_SPAWN_REQUEST: {
