@@ -86,6 +86,21 @@ timeout 40 $MINI -sname ${C}w -setcookie dtest "$DIR/peer.mini" watch "${S}w@$HO
 watch ${S}w $W "$TMP/w"; wait $WC
 check mini_node_down "$TMP/w" "$WATCH_EXPECT"
 
+# a node that stops answering but keeps its socket open (SIGSTOP): found
+# gone by the ticks, within net_ticktime (-kernel net_ticktime 4: a tick a
+# second, down after four silent ones)
+$MINI -sname ${S}t -setcookie dtest -kernel net_ticktime 4 "$DIR/peer.mini" serve & T=$!; PIDS="$PIDS $T"
+wait_node ${S}t
+timeout 60 $MINI -sname ${C}t -setcookie dtest -kernel net_ticktime 4 "$DIR/peer.mini" tick "${S}t@$HOST" >"$TMP/t" 2>&1 & TC=$!
+i=0
+while [ $i -lt 200 ] && ! grep -q ready "$TMP/t" 2>/dev/null; do sleep 0.05; i=$((i + 1)); done
+kill -STOP $T
+wait $TC
+kill -CONT $T; kill $T
+check net_ticktime "$TMP/t" "ticktime 4
+ready
+nodedown in time"
+
 # a hidden node; global names between two Mini nodes
 $MINI -sname ${S}h -setcookie dtest "$DIR/peer.mini" serve & PIDS="$PIDS $!"
 wait_node ${S}h

@@ -40,6 +40,9 @@ int dist_start(const char *name, int longnames, const char *cookie, int hidden);
 int dist_alive(void);
 /* -setcookie given without -sname/-name: the cookie net_kernel:start uses. */
 void dist_preset_cookie(const char *cookie);
+/* -kernel net_ticktime N (seconds, at least 1): what net_kernel ticks by
+ * (erlang:dist_ticktime/0,1); 60 unless given. */
+void dist_set_ticktime(long seconds);
 
 /* Sends msg to `to`: another node's pid, or a {Name, Node} tuple (this
  * node's too). Returns the reductions spent, or -1 when `to` is no valid

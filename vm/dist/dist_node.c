@@ -310,6 +310,28 @@ int dist_start(const char *name, int longnames, const char *ck, int hidden) {
     return 0;
 }
 
+/* ---- the tick time ---- */
+
+/* net_kernel ticks every connection each ticktime/4 and a connection with
+ * nothing read for four ticks ends (dist_conn.c), so a silent peer is
+ * found gone after ticktime to 1.25 x ticktime, as on Erlang. */
+static _Atomic long net_ticktime = 60;
+
+void dist_set_ticktime(long seconds) { atomic_store(&net_ticktime, seconds); }
+
+/* erlang:dist_ticktime(): the tick time in seconds; dist_ticktime(T) sets
+ * it (net_kernel:set_net_ticktime/1,2), taken at the next tick. */
+Term bif_dist_ticktime_0(Process *p, Term *args) {
+    (void)p; (void)args;
+    return make_small(atomic_load(&net_ticktime));
+}
+
+Term bif_dist_ticktime_1(Process *p, Term *args) {
+    if (!is_small(args[0]) || small_val(args[0]) < 1 || small_val(args[0]) > 1000000) BIF_ERROR(p, AM_badarg);
+    dist_set_ticktime((long)small_val(args[0]));
+    return AM_ok;
+}
+
 /* ---- BIFs ---- */
 
 /* erlang:dist_start(Name, Longnames): net_kernel:start/1,2 on a node started

@@ -288,6 +288,16 @@ int main(int argc, char **argv) {
         } else if (strcmp(a, "-setcookie") == 0) {
             if (i + 1 >= argc) return bad_flag(a, "missing cookie after");
             cookie = argv[++i];
+        } else if (strcmp(a, "-kernel") == 0) {
+            /* erl's -App Key Value for the one kernel parameter Mini reads */
+            if (i + 2 >= argc) return bad_flag(a, "missing parameter and value after");
+            char *end;
+            long t = strtol(argv[i + 2], &end, 10);
+            if (strcmp(argv[i + 1], "net_ticktime")) return bad_flag(a, "only net_ticktime can be set with");
+            if (*end || end == argv[i + 2] || t < 1 || t > 1000000)
+                return bad_flag(a, "net_ticktime must be a whole number of seconds, 1 or more, after");
+            dist_set_ticktime(t);
+            i += 2;
         } else if (strcmp(a, "-hidden") == 0) {
             hidden = 1;
         } else if (strcmp(a, "-noshell") == 0) {
