@@ -306,9 +306,9 @@ static void backlog_refill(Scheduler *s) {
 }
 
 /* What a thief sees of a victim (policy_steal_count decides from it). */
-static VictimView victim_view(Scheduler *v, uint32_t h, uint32_t n, uint64_t now) {
+static VictimView victim_view(Scheduler *thief, Scheduler *v, uint32_t h, uint32_t n, uint64_t now) {
     VictimView vv = { .len = n, .lone_streak = atomic_load_explicit(&v->lone_streak, memory_order_relaxed),
-                      .since_spawn_us = UINT64_MAX };
+                      .since_spawn_us = UINT64_MAX, .thief_failures = thief->backoff.failures };
     vv.head_fresh = (atomic_load_explicit(&v->ring[h % RUNQ_SIZE], memory_order_relaxed) & FRESH) != 0;
     if (vv.head_fresh) {
         uint64_t last = atomic_load_explicit(&v->last_spawn_us, memory_order_relaxed);
@@ -335,7 +335,7 @@ static Process *runq_steal(Scheduler *thief, Scheduler *victim, int take_lone) {
             if (n == 0) break;
             continue;                            /* inconsistent snapshot */
         }
-        VictimView vv = victim_view(victim, h, n, timer_now_us());
+        VictimView vv = victim_view(thief, victim, h, n, timer_now_us());
         n = policy_steal_count(&vv);
         if (n == 0) return NULL;
         uint32_t tt = atomic_load_explicit(&thief->tail, memory_order_relaxed);

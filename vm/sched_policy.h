@@ -93,6 +93,8 @@ typedef struct {
     uint32_t first_busy;      /* position from the head of the first process
                                  queued because its slice (or its chain's)
                                  ran out; POLICY_NO_BUSY if none is seen */
+    int thief_failures;       /* the thief's steals in a row that did not
+                                 pay (StealBackoff.failures) */
 } VictimView;
 #define POLICY_NO_BUSY UINT32_MAX
 #define POLICY_BUSY_LOOK 16   /* how far from the head a thief looks for one */

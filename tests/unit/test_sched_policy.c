@@ -137,6 +137,12 @@ static void test_steal_count(void) {
         { "busy last of 8: all",                { .len = 8, .since_spawn_us = UINT64_MAX, .first_busy = 7 }, 8 },
         { "a lone busy process waits its streak", { .len = 1, .since_spawn_us = UINT64_MAX, .first_busy = 0 }, 0 },
         { "fresh children: busy changes nothing", { .len = 100, .head_fresh = 1, .since_spawn_us = 0, .first_busy = 60 }, 0 },
+        /* after steals that did not pay: each halves the take, down to one */
+        { "40 woken, one failure: a quarter",   { .len = 40, .since_spawn_us = UINT64_MAX, .first_busy = POLICY_NO_BUSY, .thief_failures = 1 }, 10 },
+        { "40 woken, three failures",           { .len = 40, .since_spawn_us = UINT64_MAX, .first_busy = POLICY_NO_BUSY, .thief_failures = 3 }, 2 },
+        { "40 woken, many failures: one",       { .len = 40, .since_spawn_us = UINT64_MAX, .first_busy = POLICY_NO_BUSY, .thief_failures = 16 }, 1 },
+        { "failures, busy at 5: up to it",      { .len = 40, .since_spawn_us = UINT64_MAX, .first_busy = 5, .thief_failures = 16 }, 6 },
+        { "failures, [LED, busy holder]: both", { .len = 2, .since_spawn_us = UINT64_MAX, .first_busy = 1, .thief_failures = 4 }, 2 },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         CHECK_EQ(policy_steal_count(&rows[i].v), rows[i].want, "steal: %s", rows[i].what);
