@@ -101,6 +101,24 @@ check net_ticktime "$TMP/t" "ticktime 4
 ready
 nodedown in time"
 
+# examples/dist_ring.mini: the LED ring over two nodes, half the relays on
+# each, from the command line and from the shell of the first node
+EX="$DIR/../../examples"
+ring_norm() { grep -v '^Mini shell' | sed -e 's/Time:[0-9]*/Time:T/' -e "s/$1@$HOST/A/" -e "s/${S}r@$HOST/B/"; }
+$MINI -sname ${S}r -setcookie dtest -pa "$EX" -noshell -eval 'receive after infinity -> ok end' & PIDS="$PIDS $!"
+wait_node ${S}r
+timeout 30 $MINI -sname ${C}r -setcookie dtest "$EX/dist_ring.mini" "${S}r@$HOST" 100 10 2>&1 | ring_norm ${C}r >"$TMP/r"
+check ring "$TMP/r" "Ring of 100: 50 on A, 50 on B
+Finished. Time:T
+LED: 1"
+printf "dist_ring:run('${S}r@$HOST', 100, 10).\nq().\n" |
+    timeout 30 $MINI -sname ${C}R -setcookie dtest -pa "$EX" 2>&1 | ring_norm ${C}R >"$TMP/rs"
+check ring_shell "$TMP/rs" "1> Ring of 100: 50 on A, 50 on B
+Finished. Time:T
+LED: 1
+ok
+2> ok"
+
 # a hidden node; global names between two Mini nodes
 $MINI -sname ${S}h -setcookie dtest "$DIR/peer.mini" serve & PIDS="$PIDS $!"
 wait_node ${S}h
