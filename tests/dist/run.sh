@@ -173,6 +173,26 @@ timeout 30 $MINI -sname ${C}b -setcookie wrong "$DIR/peer.mini" badcookie "${S}b
 check bad_cookie "$TMP/bc" "ping pang"
 grep -q "rejected" "$TMP/refused" && echo "ok   dist_bad_cookie_logged" || { echo "FAIL dist_bad_cookie_logged"; FAIL=1; }
 
+# long names (-name Name@Host): the peer's port is asked of the epmd of the
+# host its name names (here an address literal), by Mini and by erl
+$MINI -name ${S}l@127.0.0.1 -setcookie dtest "$DIR/peer.mini" serve & PIDS="$PIDS $!"
+wait_node ${S}l
+timeout 30 $MINI -name ${C}l@127.0.0.1 -setcookie dtest -noshell -eval "
+N = list_to_atom(\"${S}l@127.0.0.1\"),
+io:format(\"~p ~p~n\", [node() =:= list_to_atom(\"${C}l@127.0.0.1\"), net_adm:ping(N)]),
+io:format(\"rpc ~p~n\", [rpc:call(N, erlang, node, [], 5000) =:= N])" >"$TMP/l" 2>&1
+LONG_EXPECT="true pong
+rpc true"
+if command -v erl >/dev/null 2>&1; then
+    timeout 30 erl -name de$$l@127.0.0.1 -setcookie dtest -noshell -eval "
+io:format(\"erl ~p~n\", [net_adm:ping(list_to_atom(\"${S}l@127.0.0.1\"))]), halt()." >>"$TMP/l" 2>&1
+    LONG_EXPECT="$LONG_EXPECT
+erl pong"
+else
+    echo "skip dist_long_names with erl: erl is not installed"
+fi
+check long_names "$TMP/l" "$LONG_EXPECT"
+
 # name taken
 timeout 10 $MINI -sname ${S}b -setcookie right -noshell -eval ok >/dev/null 2>"$TMP/taken"
 grep -q "in use" "$TMP/taken" && echo "ok   dist_name_taken" || { echo "FAIL dist_name_taken"; cat "$TMP/taken"; FAIL=1; }

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -161,6 +163,30 @@ static int epmd_connect(void) {
     return fd;
 }
 
+/* The epmd of the host a node name names (the part after '@'), to look a
+ * node up: this node registers with its own epmd on loopback, but another
+ * node's port is known only to the epmd of that node's host. A host name
+ * that does not resolve is asked on loopback, as before names could name
+ * other hosts (a container whose own short name is not in its hosts file).
+ * The connect waits at most EPMD_CONNECT_S: it runs on a scheduler, in the
+ * connection port's start. */
+#define EPMD_CONNECT_S 3
+static int epmd_connect_host(const char *host) {
+    struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
+    char ps[8];
+    snprintf(ps, sizeof ps, "%d", EPMD_PORT);
+    if (!host || !*host || getaddrinfo(host, ps, &hints, &res) != 0) return epmd_connect();
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0) {
+        struct timeval tv = { .tv_sec = EPMD_CONNECT_S };
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        if (connect(fd, res->ai_addr, res->ai_addrlen) < 0) { close(fd); fd = -1; }
+    }
+    freeaddrinfo(res);
+    return fd;
+}
+
 static void epmd_spawn(void) {
     char *argv[] = { "epmd", "-daemon", NULL };
     pid_t pid;
@@ -220,8 +246,7 @@ static long epmd_register(int fd, const char *name, unsigned port, int *taken) {
 }
 
 int dist_epmd_port_please(const char *host, const char *name, unsigned *port) {
-    (void)host;            /* epmd on this host: names are looked up on loopback */
-    int fd = epmd_connect();
+    int fd = epmd_connect_host(host);
     if (fd < 0) return -1;
     size_t nl = strlen(name);
     unsigned char req[300];
