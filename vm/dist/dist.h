@@ -38,6 +38,8 @@ unsigned long dist_node_number(Term node);
  * if needed) and opens the listen socket. 0, or -1 after printing why. */
 int dist_start(const char *name, int longnames, const char *cookie, int hidden);
 int dist_alive(void);
+/* Spawns and registers net_kernel, rex and global_name_server. */
+void dist_spawn_kernel(struct Process *parent);
 /* -setcookie given without -sname/-name: the cookie net_kernel:start uses. */
 void dist_preset_cookie(const char *cookie);
 /* -kernel net_ticktime N (seconds, at least 1): what net_kernel ticks by

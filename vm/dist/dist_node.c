@@ -357,6 +357,24 @@ Term bif_dist_ticktime_1(Process *p, Term *args) {
     return AM_ok;
 }
 
+/* Spawns and registers one of the node's servers. */
+static void spawn_registered(Process *parent, const char *name, Term module, const char *fun) {
+    uint64_t ref;
+    Term pid = proc_spawn(parent, module, atom_intern_cstr(fun), NIL, NULL, &ref);
+    Process *sp = proc_lookup(pid);
+    if (sp) { proc_register(atom_intern_cstr(name), sp); proc_release(sp); }
+}
+
+/* The node's servers (stdlib/net_kernel.mini, stdlib/global.mini):
+ * net_kernel, rex and global_name_server, each registered here before any
+ * other process can run, so a first send, rpc or global call on a node that
+ * has just come alive never finds a name missing. */
+void dist_spawn_kernel(Process *parent) {
+    spawn_registered(parent, "net_kernel", ATOM_TERM(net_kernel), "start_kernel");
+    spawn_registered(parent, "rex", ATOM_TERM(net_kernel), "rex_start");
+    spawn_registered(parent, "global_name_server", atom_intern_cstr("global"), "start_server");
+}
+
 /* ---- BIFs ---- */
 
 /* erlang:dist_start(Name, Longnames): net_kernel:start/1,2 on a node started
@@ -376,10 +394,7 @@ Term bif_dist_start_2(Process *p, Term *args) {
     int r = dist_start(name, args[1] == AM_true, NULL, 0);
     pthread_mutex_unlock(&start_lock);
     if (r < 0) return atom_intern_cstr("not_started");
-    uint64_t ref;
-    Term k = proc_spawn(p, ATOM_TERM(net_kernel), atom_intern_cstr("start_kernel"), NIL, NULL, &ref);
-    Process *kp = proc_lookup(k);
-    if (kp) { proc_register(ATOM_TERM(net_kernel), kp); proc_release(kp); }
+    dist_spawn_kernel(p);
     return AM_ok;
 }
 

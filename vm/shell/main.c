@@ -168,10 +168,8 @@ static int run_first(Term module, Term fun, Term args) {
     uint64_t ref;
     if (dist_alive()) {
         /* net_kernel (stdlib/net_kernel.mini) owns the node's connections;
-         * registered before anything runs, so a first send can ask it */
-        Term k = proc_spawn(NULL, ATOM_TERM(net_kernel), atom_intern_cstr("start_kernel"), NIL, NULL, &ref);
-        Process *kp = proc_lookup(k);
-        if (kp) { proc_register(ATOM_TERM(net_kernel), kp); proc_release(kp); }
+         * it and its fellow servers are registered before anything runs */
+        dist_spawn_kernel(NULL);
     }
     Term pid = proc_spawn(NULL, module, fun, args, NULL, &ref);
     int status = sched_run(pid);
