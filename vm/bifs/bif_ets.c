@@ -38,7 +38,12 @@ static EtsTable *table_get(Process *p, Term tid, int need)
 #define TABLE(p, tid, need) \
     EtsTable *t = table_get((p), (tid), (need)); \
     if (!t) BIF_ERROR((p), AM_badarg)
-#define DONE(v) do { Term r_ = (v); ets_registry_runlock(); return r_; } while (0)
+/* (the end of an operation on an ordered_set with write_concurrency is
+ * where its contended stripes split: ets.h) */
+#define DONE(v) do { Term r_ = (v); \
+        if (t && atomic_load_explicit(&t->split_wanted, memory_order_relaxed)) ets_oset_split_wanted(t); \
+        else ets_registry_runlock(); \
+        return r_; } while (0)
 #define FAIL(p) do { ets_registry_runlock(); BIF_ERROR((p), AM_badarg); } while (0)
 /* a copy out of the table was refused memory: the process dies, not the VM */
 #define OOM(p) do { ets_registry_runlock(); return bif_out_of_memory(p); } while (0)
@@ -121,8 +126,8 @@ static Term do_insert(Process *p, Term *args, int new_only)
     }
     Term res = AM_true;
     if (n == 1) {
-        EtsStripe *s = ets_stripe(t, objs[0]->hash);
-        ets_wlock(&s->lock);
+        EtsStripe *s = ets_key_stripe(t, ets_key(t, objs[0]->term), objs[0]->hash);
+        ets_stripe_wlock(t, s);
         if (new_only && ets_stripe_find(t, s, ets_key(t, objs[0]->term), objs[0]->hash, NULL)) {
             ets_obj_free(objs[0]);
             res = AM_false;
@@ -135,10 +140,10 @@ static Term do_insert(Process *p, Term *args, int new_only)
         for (int i = 0; i < t->nstripes; i++) ets_wlock(&t->stripes[i].lock);
         if (new_only)
             for (long i = 0; i < n && res == AM_true; i++)
-                if (ets_stripe_find(t, ets_stripe(t, objs[i]->hash), ets_key(t, objs[i]->term), objs[i]->hash, NULL))
+                if (ets_stripe_find(t, ets_key_stripe(t, ets_key(t, objs[i]->term), objs[i]->hash), ets_key(t, objs[i]->term), objs[i]->hash, NULL))
                     res = AM_false;
         for (long i = 0; i < n; i++) {
-            if (res == AM_true) ets_stripe_insert(t, ets_stripe(t, objs[i]->hash), objs[i]);
+            if (res == AM_true) ets_stripe_insert(t, ets_key_stripe(t, ets_key(t, objs[i]->term), objs[i]->hash), objs[i]);
             else ets_obj_free(objs[i]);
         }
         for (int i = t->nstripes - 1; i >= 0; i--) ets_wunlock(&t->stripes[i].lock);
@@ -198,8 +203,8 @@ Term bif_ets_lookup_2(Process *p, Term *args)
     TABLE(p, args[0], NEED_READ);
     Term key = args[1];
     uint32_t h = key_hash(t, key);
-    EtsStripe *s = ets_stripe(t, h);
-    ets_rlock(&s->lock);
+    EtsStripe *s = ets_key_stripe(t, key, h);
+    ets_stripe_rlock(t, s);
     Term r = lookup_list(p, t, s, key, h);
     ets_runlock(&s->lock);
     if (r == THE_NON_VALUE) OOM(p);
@@ -210,8 +215,8 @@ Term bif_ets_member_2(Process *p, Term *args)
 {
     TABLE(p, args[0], NEED_READ);
     uint32_t h = key_hash(t, args[1]);
-    EtsStripe *s = ets_stripe(t, h);
-    ets_rlock(&s->lock);
+    EtsStripe *s = ets_key_stripe(t, args[1], h);
+    ets_stripe_rlock(t, s);
     int found = ets_stripe_find(t, s, args[1], h, NULL) != NULL;
     ets_runlock(&s->lock);
     DONE(BOOL(found));
@@ -224,8 +229,8 @@ Term bif_ets_lookup_element_3(Process *p, Term *args)
     if (!is_small(pos) || small_val(pos) < 1) FAIL(p);
     SWord i = small_val(pos);
     uint32_t h = key_hash(t, key);
-    EtsStripe *s = ets_stripe(t, h);
-    ets_rlock(&s->lock);
+    EtsStripe *s = ets_key_stripe(t, key, h);
+    ets_stripe_rlock(t, s);
     EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
     Term res = THE_NON_VALUE;
     int oom = 0;
@@ -273,8 +278,8 @@ Term bif_ets_delete_2(Process *p, Term *args)
 {
     TABLE(p, args[0], NEED_WRITE);
     uint32_t h = key_hash(t, args[1]);
-    EtsStripe *s = ets_stripe(t, h);
-    ets_wlock(&s->lock);
+    EtsStripe *s = ets_key_stripe(t, args[1], h);
+    ets_stripe_wlock(t, s);
     ets_stripe_delete_key(t, s, args[1], h);
     ets_wunlock(&s->lock);
     DONE(AM_true);
@@ -287,8 +292,8 @@ Term bif_ets_delete_object_2(Process *p, Term *args)
     if (!obj_ok(t, obj)) FAIL(p);
     Term key = ets_key(t, obj);
     uint32_t h = key_hash(t, key);
-    EtsStripe *s = ets_stripe(t, h);
-    ets_wlock(&s->lock);
+    EtsStripe *s = ets_key_stripe(t, key, h);
+    ets_stripe_wlock(t, s);
     EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
     while (o) {
         EtsObj *nx = same_key_next(t, o, key) ? o->next : NULL;
@@ -314,8 +319,8 @@ Term bif_ets_take_2(Process *p, Term *args)
 {
     TABLE(p, args[0], NEED_WRITE);
     uint32_t h = key_hash(t, args[1]);
-    EtsStripe *s = ets_stripe(t, h);
-    ets_wlock(&s->lock);
+    EtsStripe *s = ets_key_stripe(t, args[1], h);
+    ets_stripe_wlock(t, s);
     Term r = lookup_list(p, t, s, args[1], h);
     ets_stripe_delete_key(t, s, args[1], h);
     ets_wunlock(&s->lock);
@@ -387,8 +392,8 @@ static Term do_update_counter(Process *p, Term *args, Term deflt)
     }
     if (deflt != THE_NON_VALUE && !obj_ok(t, deflt)) { if (ops != opsbuf) free(ops); FAIL(p); }
     uint32_t h = key_hash(t, key);
-    EtsStripe *s = ets_stripe(t, h);
-    ets_wlock(&s->lock);
+    EtsStripe *s = ets_key_stripe(t, key, h);
+    ets_stripe_wlock(t, s);
     EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
     if (o && nops == 1 && !is_list_spec && ops[0].thr == THE_NON_VALUE && is_small(ops[0].incr) &&
         (UWord)ops[0].pos <= tuple_arity(o->term) && is_small(tuple_elems(o->term)[ops[0].pos - 1])) {
@@ -459,8 +464,8 @@ Term bif_ets_update_element_3(Process *p, Term *args)
     }
     if (!one && !is_nil(l)) FAIL(p);
     uint32_t h = key_hash(t, key);
-    EtsStripe *s = ets_stripe(t, h);
-    ets_wlock(&s->lock);
+    EtsStripe *s = ets_key_stripe(t, key, h);
+    ets_stripe_wlock(t, s);
     EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
     Term res = AM_false;
     if (o) {
@@ -490,11 +495,19 @@ static Term step(Process *p, Term *args, int have_key, int back)
     TABLE(p, args[0], NEED_READ);
     Term r;
     if (t->type == ETS_ORDERED_SET) {
-        EtsStripe *s = &t->stripes[0];
-        ets_rlock(&s->lock);
-        EtsObj *o = ets_tree_step(t, have_key ? args[1] : THE_NON_VALUE, back);
-        r = o ? ets_copy_out(p, ets_key(t, o->term)) : ATOM_TERM(infinity_);
-        ets_runlock(&s->lock);
+        /* from the stripe of the key on, in key order: every key of a later
+         * stripe is past the key, so the same step goes on there */
+        Term k = have_key ? args[1] : THE_NON_VALUE;
+        int i = k != THE_NON_VALUE ? ets_oset_index(t, k) : back ? t->nstripes - 1 : 0;
+        r = ATOM_TERM(infinity_);
+        for (; i >= 0 && i < t->nstripes; i += back ? -1 : 1) {
+            EtsStripe *s = &t->stripes[i];
+            ets_rlock(&s->lock);
+            EtsObj *o = ets_tree_step(t, s, k, back);
+            if (o) r = ets_copy_out(p, ets_key(t, o->term));
+            ets_runlock(&s->lock);
+            if (o) break;
+        }
     } else {
         int missing;
         r = ets_hash_next(p, t, have_key ? args[1] : THE_NON_VALUE, &missing);
@@ -564,8 +577,8 @@ static Term run_select(Process *p, Term tid, Term spec, int mode, int reverse)
     Term key = ets_ms_bound_key(ms, t->keypos);
     if (key != THE_NON_VALUE) {
         uint32_t h = key_hash(t, key);
-        EtsStripe *s = ets_stripe(t, h);
-        if (writes) ets_wlock(&s->lock); else ets_rlock(&s->lock);
+        EtsStripe *s = ets_key_stripe(t, key, h);
+        if (writes) ets_stripe_wlock(t, s); else ets_stripe_rlock(t, s);
         EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
         while (o && !c.bad && !c.oom) {
             EtsObj *nx = same_key_next(t, o, key) ? o->next : NULL;
@@ -574,8 +587,9 @@ static Term run_select(Process *p, Term tid, Term spec, int mode, int reverse)
         }
         if (writes) ets_wunlock(&s->lock); else ets_runlock(&s->lock);
     } else {
-        for (int i = 0; i < t->nstripes && !c.oom && !c.bad; i++) {
-            EtsStripe *s = &t->stripes[i];
+        /* (an ordered_set's stripes are in key order) */
+        for (int k = 0; k < t->nstripes && !c.oom && !c.bad; k++) {
+            EtsStripe *s = &t->stripes[reverse ? t->nstripes - 1 - k : k];
             if (writes) ets_wlock(&s->lock); else ets_rlock(&s->lock);
             ets_stripe_each(t, s, reverse, sel_visit, &c);
             if (writes) ets_wunlock(&s->lock); else ets_runlock(&s->lock);
@@ -731,7 +745,9 @@ Term bif_ets_all_0(Process *p, Term *args)
 {
     (void)args;
     ets_registry_rlock();
-    DONE(ets_all(p));
+    Term r = ets_all(p);
+    ets_registry_runlock();
+    return r;
 }
 
 Term bif_ets_safe_fixtable_2(Process *p, Term *args)
@@ -763,19 +779,22 @@ Term bif_ets_slot_2(Process *p, Term *args)
     if (!is_small(args[1]) || small_val(args[1]) < 0) FAIL(p);
     long i = (long)small_val(args[1]);
     if (t->type == ETS_ORDERED_SET) {
-        /* the I'th object in key order */
-        EtsStripe *s = &t->stripes[0];
-        ets_rlock(&s->lock);
+        /* the I'th object in key order, the stripes one after the other */
         NthCtx c = { i, 0, NULL };
-        ets_stripe_each(t, s, 0, nth_visit, &c);
         Term r = THE_NON_VALUE;
         int oom = 0;
-        if (c.found) {
-            Term obj = ets_copy_out_obj(p, c.found, NULL);
-            if (obj == THE_NON_VALUE) oom = 1;
-            else r = cons(p, obj, NIL);
-        } else if (c.at == i) r = ATOM_TERM(infinity_);
-        ets_runlock(&s->lock);
+        for (int si = 0; si < t->nstripes && !c.found; si++) {
+            EtsStripe *s = &t->stripes[si];
+            ets_rlock(&s->lock);
+            ets_stripe_each(t, s, 0, nth_visit, &c);
+            if (c.found) {
+                Term obj = ets_copy_out_obj(p, c.found, NULL);
+                if (obj == THE_NON_VALUE) oom = 1;
+                else r = cons(p, obj, NIL);
+            }
+            ets_runlock(&s->lock);
+        }
+        if (!c.found && c.at == i) r = ATOM_TERM(infinity_);
         if (oom) OOM(p);
         if (r == THE_NON_VALUE) FAIL(p);
         DONE(r);

@@ -13,8 +13,12 @@
  * creating, renaming and giving away take it for writing. Inside, a table
  * of type set, bag or duplicate_bag is cut into stripes by key hash (one
  * stripe, or 64 with write_concurrency), each a hash table with its own
- * lock; an ordered_set is one AVL tree under one lock. The lock kind is
- * ETS_LOCK_SLOTS with read_concurrency, ETS_LOCK_RW without.
+ * lock; an ordered_set is an AVL tree under one lock. With write_concurrency
+ * an ordered_set starts as one tree and splits a tree whose lock is fought
+ * over into two, by key range (the contention-adapting tree's rule; the
+ * stripes stay in key order, split at bounds[]), up to ETS_OSET_MAX_STRIPES.
+ * The lock kind is ETS_LOCK_SLOTS with read_concurrency, ETS_LOCK_RW
+ * without.
  */
 #ifndef MINI_ETS_H
 #define MINI_ETS_H
@@ -48,7 +52,13 @@ typedef struct EtsStripe {
     EtsObj *root;                /* ordered_set                              */
     atomic_long size, words;     /* objects, words: changed under the write
                                     lock, read without it (ets:info)         */
+    atomic_int contention;       /* ordered_set with write_concurrency: the
+                                    split statistic (ets_oset_note)           */
 } EtsStripe;
+
+/* An ordered_set with write_concurrency splits into at most this many
+ * trees. */
+#define ETS_OSET_MAX_STRIPES 64
 
 typedef struct EtsTable {
     uint64_t id;                 /* the reference number of its tid          */
@@ -60,6 +70,13 @@ typedef struct EtsTable {
     EtsObj *heir_data;           /* copied HeirData (a 1-tuple), or NULL     */
     int nstripes;
     EtsStripe *stripes;
+    /* ordered_set with write_concurrency: bounds[i] (a copied 1-tuple {Key})
+     * is the least key of stripe i + 1; nstripes and bounds change only
+     * under the registry's write lock, so a holder of its read lock may
+     * route by them. split_wanted: a stripe's statistic asks for a split. */
+    int oset_split;
+    EtsObj **bounds;
+    atomic_int split_wanted;
     struct EtsTable *next, *next_name;  /* registry chains: by id, by name  */
 } EtsTable;
 
@@ -126,6 +143,57 @@ static inline EtsStripe *ets_stripe(EtsTable *t, uint32_t hash)
 {
     return &t->stripes[t->nstripes == 1 ? 0 : (hash >> 26) % (uint32_t)t->nstripes];
 }
+/* ordered_set: the stripe whose key range holds key (binary search of the
+ * bounds; stripe 0 while the table has not split). */
+int ets_oset_index(const EtsTable *t, Term key);
+/* The stripe of a key, any table type (hash: the key's hash). */
+static inline EtsStripe *ets_key_stripe(EtsTable *t, Term key, uint32_t hash)
+{
+    if (t->type != ETS_ORDERED_SET) return ets_stripe(t, hash);
+    return &t->stripes[t->nstripes == 1 ? 0 : ets_oset_index(t, key)];
+}
+
+/* The contention-adapting statistic of an ordered_set with
+ * write_concurrency (docs/internals.md, "ETS"): a lock taken only after
+ * waiting adds ETS_OSET_CONTENDED, a write lock taken at once takes 1
+ * away; past ETS_OSET_SPLIT_AT the table asks for a split, done by
+ * ets_oset_split_wanted once the operation has let go of every lock. */
+#define ETS_OSET_CONTENDED 250
+#define ETS_OSET_SPLIT_AT 1000
+#define ETS_OSET_FLOOR (-1000)
+#define ETS_OSET_GAVE_UP (-1000000)
+static inline void ets_oset_note(EtsTable *t, EtsStripe *s, int waited)
+{
+    int c = atomic_load_explicit(&s->contention, memory_order_relaxed);
+    if (waited) {
+        c += ETS_OSET_CONTENDED;
+        if (c > ETS_OSET_SPLIT_AT && t->nstripes < ETS_OSET_MAX_STRIPES)
+            atomic_store_explicit(&t->split_wanted, 1, memory_order_relaxed);
+    } else if (c > ETS_OSET_FLOOR) {
+        c--;                     /* (a stripe that gave up stays below) */
+    } else {
+        return;
+    }
+    atomic_store_explicit(&s->contention, c, memory_order_relaxed);
+}
+/* The stripe locks every operation on one key takes: for an ordered_set
+ * with write_concurrency they keep the statistic (readers only count
+ * waits, so that a lookup writes nothing of the stripe's but its lock). */
+static inline void ets_stripe_wlock(EtsTable *t, EtsStripe *s)
+{
+    if (!t->oset_split) { ets_wlock(&s->lock); return; }
+    ets_oset_note(t, s, !ets_wlock_noted(&s->lock));
+}
+static inline void ets_stripe_rlock(EtsTable *t, EtsStripe *s)
+{
+    if (!t->oset_split) { ets_rlock(&s->lock); return; }
+    if (!ets_rlock_noted(&s->lock)) ets_oset_note(t, s, 1);
+}
+/* Called with the registry read lock held, at the end of an operation on
+ * t: releases the lock and, if t asked for it, splits its contended
+ * stripes under the write lock. */
+void ets_oset_split_wanted(EtsTable *t);
+
 /* Within a locked stripe: the first object of a key (set and bags: and
  * *prevp the link that points to it), NULL if none. */
 EtsObj *ets_stripe_find(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsObj ***prevp);
@@ -147,9 +215,10 @@ void ets_stripe_clear(EtsTable *t, EtsStripe *s);
 typedef int (*EtsVisit)(EtsTable *t, EtsStripe *s, EtsObj *o, void *ctx);
 int ets_stripe_each(EtsTable *t, EtsStripe *s, int reverse, EtsVisit fn, void *ctx);
 
-/* ordered_set neighbours: the first object with key > k (or < k when
- * back), or the first/last when k is THE_NON_VALUE; NULL if none. */
-EtsObj *ets_tree_step(EtsTable *t, Term k, int back);
+/* ordered_set neighbours within a locked stripe: the first object with
+ * key > k (or < k when back), or the first/last when k is THE_NON_VALUE;
+ * NULL if none. */
+EtsObj *ets_tree_step(EtsTable *t, EtsStripe *s, Term k, int back);
 /* set and bags: the first key after key's objects, in stripe and chain
  * order (THE_NON_VALUE: the first of all); NULL at the end; *missing when
  * key is not in the table. Takes the stripes' read locks itself. The key is

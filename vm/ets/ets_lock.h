@@ -54,6 +54,7 @@ int ets_lock_init(EtsLock *l, int kind, int nslots);
 void ets_lock_destroy(EtsLock *l);
 
 /* the slow paths (ets_lock.c) */
+void ets_slots_wait_readers(EtsLock *l);
 void ets_rw_rlock_slow(EtsLock *l);
 void ets_rw_runlock_wake(EtsLock *l);
 void ets_rw_wlock_slow(EtsLock *l);
@@ -105,6 +106,41 @@ static inline void ets_wlock(EtsLock *l)
         return;
     }
     ets_slots_wlock(l);
+}
+
+/* The same two locks, telling whether they were taken without waiting
+ * (1) or only after another thread let go (0): the contention an
+ * ordered_set with write_concurrency splits on. */
+static inline int ets_wlock_noted(EtsLock *l)
+{
+    if (l->kind == ETS_LOCK_RW) {
+        uint32_t v = 0;
+        if (atomic_compare_exchange_strong_explicit(&l->word, &v, ETS_RW_WRITER, memory_order_acquire, memory_order_relaxed))
+            return 1;
+        ets_rw_wlock_slow(l);
+        return 0;
+    }
+    int at_once = pthread_mutex_trylock(&l->wmu) == 0;
+    if (!at_once) pthread_mutex_lock(&l->wmu);
+    ets_slots_wait_readers(l);
+    return at_once;
+}
+
+static inline int ets_rlock_noted(EtsLock *l)
+{
+    if (l->kind == ETS_LOCK_RW) {
+        uint32_t v = atomic_load_explicit(&l->word, memory_order_relaxed);
+        if (!(v & (ETS_RW_WRITER | ETS_RW_WWAIT)) &&
+            atomic_compare_exchange_strong_explicit(&l->word, &v, v + 1, memory_order_acquire, memory_order_relaxed))
+            return 1;
+        ets_rw_rlock_slow(l);
+        return 0;
+    }
+    atomic_long *s = &l->slots[ets_thread_slot() % l->nslots].readers;
+    atomic_fetch_add(s, 1);
+    if (!atomic_load(&l->writer)) return 1;
+    ets_slots_rlock_slow(l, s);
+    return 0;
 }
 
 static inline void ets_wunlock(EtsLock *l)

@@ -98,9 +98,14 @@ EtsTable *ets_create(Process *owner, Term name, int named, int type, int access,
         t->heir_data = ets_obj_new(make_boxed(tmp), 0);
     }
     t->nstripes = (type != ETS_ORDERED_SET && write_conc) ? ETS_WC_STRIPES : 1;
-    t->stripes = aligned_alloc(64, ((sizeof(EtsStripe) * (size_t)t->nstripes + 63) / 64) * 64);
-    if (!t->stripes) { free(t); *why = 2; return NULL; }
-    memset(t->stripes, 0, sizeof(EtsStripe) * (size_t)t->nstripes);
+    /* an ordered_set with write_concurrency has room for all the stripes
+     * it may split into: a split then moves no lock */
+    t->oset_split = type == ETS_ORDERED_SET && write_conc;
+    size_t room = t->oset_split ? ETS_OSET_MAX_STRIPES : (size_t)t->nstripes;
+    t->stripes = aligned_alloc(64, ((sizeof(EtsStripe) * room + 63) / 64) * 64);
+    if (t->oset_split) t->bounds = calloc(ETS_OSET_MAX_STRIPES, sizeof *t->bounds);
+    if (!t->stripes || (t->oset_split && !t->bounds)) { free(t->stripes); free(t->bounds); free(t); *why = 2; return NULL; }
+    memset(t->stripes, 0, sizeof(EtsStripe) * room);
     int nslots = sched_count();
     for (int i = 0; i < t->nstripes; i++)
         ets_lock_init(&t->stripes[i].lock, read_conc ? ETS_LOCK_SLOTS : ETS_LOCK_RW, nslots);
@@ -111,7 +116,7 @@ EtsTable *ets_create(Process *owner, Term name, int named, int type, int access,
         ets_registry_wunlock();
         for (int i = 0; i < t->nstripes; i++) ets_lock_destroy(&t->stripes[i].lock);
         if (t->heir_data) ets_obj_free(t->heir_data);
-        free(t->stripes); free(t);
+        free(t->stripes); free(t->bounds); free(t);
         *why = 1;
         return NULL;
     }
@@ -138,8 +143,10 @@ void ets_destroy_locked(EtsTable *t)
         free(t->stripes[i].buckets);
         ets_lock_destroy(&t->stripes[i].lock);
     }
+    for (int i = 0; i + 1 < t->nstripes && t->bounds; i++) ets_obj_free(t->bounds[i]);
     if (t->heir_data) ets_obj_free(t->heir_data);
     free(t->stripes);
+    free(t->bounds);
     free(t);
 }
 
@@ -421,9 +428,9 @@ static EtsObj *tree_delete(EtsTable *t, EtsObj *n, Term key, EtsObj **gone)
     return balance(n);
 }
 
-EtsObj *ets_tree_step(EtsTable *t, Term k, int back)
+EtsObj *ets_tree_step(EtsTable *t, EtsStripe *s, Term k, int back)
 {
-    EtsObj *n = t->stripes[0].root, *best = NULL;
+    EtsObj *n = s->root, *best = NULL;
     while (n) {
         int c = k == THE_NON_VALUE ? (back ? 1 : -1) : ets_key_cmp(ets_key(t, n->term), k);
         if (!back) {
@@ -582,10 +589,10 @@ int ets_stripe_each(EtsTable *t, EtsStripe *s, int reverse, EtsVisit fn, void *c
     if (t->type == ETS_ORDERED_SET) {
         /* a visitor may delete the node it is given, which rebalances the
          * tree: walk by key instead of by node then */
-        EtsObj *n = ets_tree_step(t, THE_NON_VALUE, reverse);
+        EtsObj *n = ets_tree_step(t, s, THE_NON_VALUE, reverse);
         while (n) {
             Term k = ets_key(t, n->term);
-            EtsObj *nx = ets_tree_step(t, k, reverse);
+            EtsObj *nx = ets_tree_step(t, s, k, reverse);
             if (fn(t, s, n, ctx)) return 1;
             n = nx;
         }
@@ -646,4 +653,112 @@ long ets_table_words(EtsTable *t)
     long n = 0;
     for (int i = 0; i < t->nstripes; i++) n += atomic_load_explicit(&t->stripes[i].words, memory_order_relaxed);
     return n;
+}
+
+/* ---- ordered_set with write_concurrency: splitting by key range ---- */
+
+static inline Term bound_key(const EtsTable *t, int i) { return tuple_elems(t->bounds[i]->term)[0]; }
+
+int ets_oset_index(const EtsTable *t, Term key)
+{
+    int lo = 0, hi = t->nstripes - 1;   /* stripe i holds bound(i-1) <= key < bound(i) */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (ets_key_cmp(key, bound_key(t, mid)) < 0) hi = mid; else lo = mid + 1;
+    }
+    return lo;
+}
+
+static void tree_collect(EtsObj *n, EtsObj **v, long *at)
+{
+    while (n) {
+        tree_collect(n->left, v, at);
+        v[(*at)++] = n;
+        n = n->right;
+    }
+}
+
+/* A balanced tree of v[lo, hi), in order. */
+static EtsObj *tree_build(EtsObj **v, long lo, long hi)
+{
+    if (lo >= hi) return NULL;
+    long mid = lo + (hi - lo) / 2;
+    EtsObj *n = v[mid];
+    n->left = tree_build(v, lo, mid);
+    n->right = tree_build(v, mid + 1, hi);
+    fix(n);
+    return n;
+}
+
+static void stripe_fill(EtsStripe *s, EtsObj **v, long lo, long hi)
+{
+    long words = 0;
+    for (long i = lo; i < hi; i++) words += (long)(v[i]->words + sizeof *v[i] / sizeof(Term));
+    s->root = tree_build(v, lo, hi);
+    atomic_store_explicit(&s->size, hi - lo, memory_order_relaxed);
+    atomic_store_explicit(&s->words, words, memory_order_relaxed);
+    atomic_store_explicit(&s->contention, 0, memory_order_relaxed);
+}
+
+/* Splits stripe i in two at its middle key (the registry write-locked, so
+ * no operation is inside t and no stripe lock is held or waited on: the
+ * trees move between stripes, the locks stay where they are). 0 if it
+ * cannot (too few objects, no room, no memory). */
+static int oset_split(EtsTable *t, int i)
+{
+    int n_st = t->nstripes;
+    EtsStripe *s = &t->stripes[i];
+    long n = atomic_load_explicit(&s->size, memory_order_relaxed);
+    if (n < 2 || n_st >= ETS_OSET_MAX_STRIPES) return 0;
+    EtsObj **v = malloc(sizeof *v * (size_t)n);
+    if (!v) return 0;
+    long at = 0;
+    tree_collect(s->root, v, &at);
+    long m = n / 2;
+    Term tup[3] = { make_tuple_header(1), ets_key(t, v[m]->term), 0 };
+    EtsObj *bound = ets_obj_new(make_boxed(tup), 0);
+    if (!bound || ets_lock_init(&t->stripes[n_st].lock, t->read_conc ? ETS_LOCK_SLOTS : ETS_LOCK_RW,
+                                sched_count()) < 0) {
+        if (bound) ets_obj_free(bound);
+        free(v);
+        return 0;
+    }
+    /* stripes i+1.. move up one place, their trees and counts with them */
+    for (int j = n_st; j > i + 1; j--) {
+        EtsStripe *to = &t->stripes[j], *from = &t->stripes[j - 1];
+        to->root = from->root;
+        atomic_store_explicit(&to->size, atomic_load_explicit(&from->size, memory_order_relaxed), memory_order_relaxed);
+        atomic_store_explicit(&to->words, atomic_load_explicit(&from->words, memory_order_relaxed), memory_order_relaxed);
+        atomic_store_explicit(&to->contention, atomic_load_explicit(&from->contention, memory_order_relaxed),
+                              memory_order_relaxed);
+    }
+    for (int j = n_st - 1; j > i; j--) t->bounds[j] = t->bounds[j - 1];
+    t->bounds[i] = bound;
+    stripe_fill(&t->stripes[i], v, 0, m);
+    stripe_fill(&t->stripes[i + 1], v, m, n);
+    t->nstripes = n_st + 1;
+    free(v);
+    return 1;
+}
+
+void ets_oset_split_wanted(EtsTable *t)
+{
+    uint64_t id = t->id;
+    ets_registry_runlock();
+    ets_registry_wlock();
+    /* the table may be gone, or another process may have split it */
+    EtsTable *u;
+    for (u = by_id[id_slot(id)]; u && u->id != id; u = u->next) ;
+    if (u && atomic_load_explicit(&u->split_wanted, memory_order_relaxed)) {
+        atomic_store_explicit(&u->split_wanted, 0, memory_order_relaxed);
+        for (int i = 0; i < u->nstripes && u->nstripes < ETS_OSET_MAX_STRIPES; i++) {
+            if (atomic_load_explicit(&u->stripes[i].contention, memory_order_relaxed) <= ETS_OSET_SPLIT_AT) continue;
+            if (oset_split(u, i)) { i++; continue; }   /* its right half is not contended yet */
+            /* one hot key (or no memory): a split would not help, and
+             * asking again at every wait would take this write lock at
+             * every wait; thousands of waits must come first */
+            atomic_store_explicit(&u->stripes[i].contention, ETS_OSET_GAVE_UP, memory_order_relaxed);
+        }
+    }
+    ets_registry_wunlock();
 }
