@@ -247,6 +247,18 @@ L_allocate: {
     DISPATCH(3);
 }
 
+L_allocate_init: {                  /* the moves after it set every slot */
+    UWord n = pc[1];
+    if ((size_t)(E - p->htop) < n + 1) {
+        reds -= (SWord)gc_ensure(p, n + 1, (int)pc[2]);
+        LOAD_E();
+        if (p->out_of_memory || (size_t)(E - p->htop) < n + 1) goto out_of_memory;
+    }
+    p->stop = E -= n + 1;
+    E[0] = make_cp(cp);
+    DISPATCH(3);
+}
+
 L_deallocate: {
     cp = cp_val(E[0]);
     p->stop = E += pc[1] + 1;

@@ -38,11 +38,32 @@ static UWord fun_uniq(const CodeModule *cm, int lambda) {
     return h % 100000000;
 }
 
+/* Whether the moves that follow an allocate (in, up to end) set every one
+ * of its y slots before anything else runs: then nothing can see a slot
+ * before it holds a term (no collection, no exception, no jump in between),
+ * and the frame need not be filled with [] first. */
+static int frame_set_by_moves(const UWord *in, const UWord *end) {
+    UWord n = in[1];
+    if (n == 0 || n > 64) return 0;
+    uint64_t want = n == 64 ? ~0ull : (1ull << n) - 1, set = 0;
+    for (const UWord *j = in + instr_size(in); j < end && set != want; j += instr_size(j)) {
+        if (j[0] == OP_line) continue;
+        if (j[0] != OP_move || !operand_is_y(j[2])) return 0;
+        int y = operand_y_index(j[2]);
+        if (y < 0 || (UWord)y >= n) return 0;
+        /* a move from a y slot not yet set would copy a stale word */
+        if (operand_is_y(j[1]) && !(set >> operand_y_index(j[1]) & 1)) return 0;
+        set |= 1ull << y;
+    }
+    return set == want;
+}
+
 /* A faster form of a common instruction, chosen by the kinds of its operands
  * (the operands stay the same); or op itself. */
-static UWord specialise(UWord op, const UWord *in) {
+static UWord specialise(UWord op, const UWord *in, const UWord *end) {
 #define IS_IMM(w) (operand_is_literal(w) && is_immed((Term)(w)))
     switch (op) {
+    case OP_allocate: return frame_set_by_moves(in, end) ? OP_allocate_init : op;
     case OP_is_eq_exact:
         if (!IS_IMM(in[3])) return op;
         return operand_is_x(in[2]) ? OP_is_eq_exact_imm_x : OP_is_eq_exact_imm;
@@ -136,7 +157,7 @@ LoadedModule *loader_load(const CodeModule *cm) {
             continue;
         }
         Instr *w = lm->code + out;
-        UWord sop = specialise(op, in);
+        UWord sop = specialise(op, in, cm->code + cm->ncode);
         w[0] = (Instr)handlers[sop];
         size_t k = 1;
         for (const char *f = opcode_formats[op]; *f; f++, k++) {
