@@ -25,7 +25,9 @@ int ets_slot_assign(void)
 int ets_lock_init(EtsLock *l, int kind, int nslots)
 {
     l->kind = kind;
-    l->nslots = nslots < 1 ? 1 : nslots;
+    l->nslots = 1;
+    while (l->nslots < nslots) l->nslots *= 2;
+    l->slot_mask = (unsigned)l->nslots - 1;
     l->slots = NULL;
     atomic_init(&l->writer, 0);
     atomic_init(&l->word, 0);

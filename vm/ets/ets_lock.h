@@ -34,7 +34,10 @@ typedef struct EtsSlot {
 
 typedef struct EtsLock {
     int kind;
-    int nslots;
+    int nslots;                  /* ETS_LOCK_SLOTS: a power of two ...      */
+    unsigned slot_mask;          /* ... less one: a thread's slot is its
+                                    number & slot_mask (a % would divide,
+                                    tens of cycles on every lock and unlock) */
     _Atomic uint32_t word;       /* ETS_LOCK_RW: the bits below             */
     pthread_mutex_t wmu;         /* ETS_LOCK_SLOTS: writers queue here ... */
     atomic_int writer;           /* ... and the one holding it raises this */
@@ -48,7 +51,8 @@ typedef struct EtsLock {
 #define ETS_RW_WWAIT1   0x00400000u   /* one writer waiting (count above)  */
 #define ETS_RW_WWAIT    0xFFC00000u
 
-/* nslots: reader slots for ETS_LOCK_SLOTS (threads share a slot modulo it).
+/* nslots: reader slots for ETS_LOCK_SLOTS, rounded up to a power of two
+ * (threads share a slot modulo it).
  * Returns 0, or -1 when out of memory. */
 int ets_lock_init(EtsLock *l, int kind, int nslots);
 void ets_lock_destroy(EtsLock *l);
@@ -78,7 +82,7 @@ static inline void ets_rlock(EtsLock *l)
         ets_rw_rlock_slow(l);
         return;
     }
-    atomic_long *s = &l->slots[ets_thread_slot() % l->nslots].readers;
+    atomic_long *s = &l->slots[ets_thread_slot() & l->slot_mask].readers;
     /* sequentially consistent on both sides: either the writer sees our
      * count, or we see its flag (the Dekker pattern) */
     atomic_fetch_add(s, 1);
@@ -93,7 +97,7 @@ static inline void ets_runlock(EtsLock *l)
         if ((v & (ETS_RW_READERS | ETS_RW_SLEEPERS)) == ETS_RW_SLEEPERS) ets_rw_runlock_wake(l);
         return;
     }
-    atomic_fetch_sub_explicit(&l->slots[ets_thread_slot() % l->nslots].readers, 1, memory_order_release);
+    atomic_fetch_sub_explicit(&l->slots[ets_thread_slot() & l->slot_mask].readers, 1, memory_order_release);
 }
 
 static inline void ets_wlock(EtsLock *l)
@@ -136,7 +140,7 @@ static inline int ets_rlock_noted(EtsLock *l)
         ets_rw_rlock_slow(l);
         return 0;
     }
-    atomic_long *s = &l->slots[ets_thread_slot() % l->nslots].readers;
+    atomic_long *s = &l->slots[ets_thread_slot() & l->slot_mask].readers;
     atomic_fetch_add(s, 1);
     if (!atomic_load(&l->writer)) return 1;
     ets_slots_rlock_slow(l, s);

@@ -26,8 +26,10 @@
  * no once-check: one reader slot per possible scheduler, because every
  * lookup of every table takes this lock and it must not be a shared write. */
 #define REG_MIN_BUCKETS 64
+_Static_assert((MAX_SCHEDULERS & (MAX_SCHEDULERS - 1)) == 0, "the registry's slot mask needs a power of two");
 static EtsSlot reg_slots[MAX_SCHEDULERS];
 EtsLock ets_reg_lock = { .kind = ETS_LOCK_SLOTS, .nslots = MAX_SCHEDULERS,
+                         .slot_mask = MAX_SCHEDULERS - 1,     /* (a power of two) */
                          .wmu = PTHREAD_MUTEX_INITIALIZER, .slots = reg_slots };
 static EtsTable *by_id0[REG_MIN_BUCKETS], *by_name0[REG_MIN_BUCKETS];
 static EtsTable **by_id = by_id0, **by_name = by_name0;
