@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "sched.h"
+#include "ets_lock.h"
 #include "fatal.h"
 #include "atom.h"
 #include "proc.h"
@@ -1008,6 +1009,7 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
 static void scheduler_loop(Scheduler *s) {
     self_sched = s;
     timer_sched_start(s->id);       /* this thread's timers and reference tag */
+    ets_slot_set(s->id);            /* its own reader slot in every ETS lock */
     /* take the first page faults of this thread's message blocks now, not
      * in the middle of the first send */
     heap_frag_free(heap_frag_new(1));

@@ -8,13 +8,18 @@
 #include <sys/syscall.h>
 #include <linux/futex.h>
 #include "ets_lock.h"
+#include "sched.h"
 
-/* Each thread's slot number, handed out in order of first use: schedulers
- * are threads, so with nslots >= schedulers every scheduler has a slot of
- * its own; more threads than slots share, which is still correct (a slot is
- * a counter, not a flag). */
-static atomic_int next_slot;
+/* Each thread's slot number: a scheduler's is its index (ets_slot_set,
+ * when its thread starts), so with nslots >= schedulers every scheduler has
+ * a slot of its own whichever threads touched ETS first; any other thread
+ * is handed one in order of first use, after the schedulers' numbers. More
+ * threads than slots share, which is still correct (a slot is a counter,
+ * not a flag). */
+static atomic_int next_slot = MAX_SCHEDULERS;
 __thread int ets_my_slot = -1;
+
+void ets_slot_set(int slot) { ets_my_slot = slot; }
 
 int ets_slot_assign(void)
 {

@@ -70,6 +70,8 @@ void ets_slots_wunlock(EtsLock *l);
 /* This thread's reader slot (handed out in order of first use). */
 extern __thread int ets_my_slot;
 int ets_slot_assign(void);
+/* A scheduler thread's slot is its index: set when the thread starts. */
+void ets_slot_set(int slot);
 static inline int ets_thread_slot(void) { return ets_my_slot >= 0 ? ets_my_slot : ets_slot_assign(); }
 
 static inline void ets_rlock(EtsLock *l)
