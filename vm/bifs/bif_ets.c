@@ -5,6 +5,7 @@
  * into the table before a stripe is locked, and out of it (onto the
  * caller's heap) while it is. */
 #include <stdlib.h>
+#include <string.h>
 #include "bif.h"
 #include "ets.h"
 #include "arith.h"
@@ -49,6 +50,17 @@ static EtsTable *table_get(Process *p, Term tid, int need)
 #define OOM(p) do { ets_registry_runlock(); return bif_out_of_memory(p); } while (0)
 
 static int obj_ok(const EtsTable *t, Term o) { return is_tuple(o) && (int)tuple_arity(o) >= t->keypos; }
+
+static inline uint32_t key_hash(EtsTable *t, Term key) { return t->type == ETS_ORDERED_SET ? 0 : ets_hash(key); }
+
+/* A tuple of immediates (copied into a table word for word). */
+static int tuple_flat(Term o)
+{
+    UWord a = tuple_arity(o);
+    const Term *e = tuple_elems(o);
+    for (UWord i = 0; i < a; i++) if (!is_immed(e[i])) return 0;
+    return 1;
+}
 
 /* ---- ets:new/2 ---- */
 
@@ -109,6 +121,26 @@ static Term do_insert(Process *p, Term *args, int new_only)
         if (!is_nil(l)) FAIL(p);
     }
     if (n == 0) DONE(AM_true);
+    if (n == 1 && !new_only && (t->type == ETS_SET || t->type == ETS_ORDERED_SET) && tuple_flat(x)) {
+        /* One record of immediates over a key of a set: written over the
+         * stored object when it is one of the same size (the common update
+         * of a record in place: no malloc, no free, no copy walk); else
+         * made here, under the lock, since such a copy is as short as the
+         * lock's own cost. */
+        Term key = ets_key(t, x);
+        uint32_t h = key_hash(t, key);
+        EtsStripe *s = ets_key_stripe(t, key, h);
+        ets_stripe_wlock(t, s);
+        EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
+        if (o && o->flat && o->words == tuple_arity(x) + 1) {
+            memcpy(o->data + 1, tuple_elems(x), tuple_arity(x) * sizeof(Term));
+        } else if ((o = ets_obj_new(x, h)) != NULL) {
+            ets_stripe_insert(t, s, o);
+        }
+        ets_wunlock(&s->lock);
+        if (!o) { ets_registry_runlock(); BIF_ERROR(p, ATOM_TERM(system_limit)); }
+        DONE(AM_true);
+    }
     EtsObj *one[1], **objs = n == 1 ? one : malloc(sizeof *objs * (size_t)n);
     if (!objs) FAIL(p);
     Term l = x;
@@ -158,7 +190,6 @@ Term bif_ets_insert_new_2(Process *p, Term *args) { return do_insert(p, args, 1)
 
 /* ---- lookups ---- */
 
-static inline uint32_t key_hash(EtsTable *t, Term key) { return t->type == ETS_ORDERED_SET ? 0 : ets_hash(key); }
 
 static inline int same_key_next(EtsTable *t, EtsObj *o, Term key)
 {
