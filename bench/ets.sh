@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/ets.sh [quick | scale] -- ETS throughput, Mini and Erlang/OTP side by side (a
-# benchmark, not a test): lookup / insert / update_counter from 1, 2 and 4
+# benchmark, not a test): lookup / insert / update_counter / hot (one key's
+# counter bumped by every process) from 1, 2 and 4
 # processes on a set and an ordered_set, plain and with read_concurrency /
 # write_concurrency, both VMs with +S 2 (this machine has 2 cores); then the
 # read-mostly lines (lookup, read_concurrency) with +S 1 against +S 2 for the
@@ -68,7 +69,7 @@ echo "load before: $(uptime)"
 echo
 echo "| op | table | options | procs | Mini ops/s | erl ops/s | Mini/erl |"
 echo "|---|---|---|---|---|---|---|"
-for op in lookup insert update_counter; do
+for op in lookup insert update_counter hot; do
   for type in set ordered_set; do
     case $op in lookup) concs="plain rc";; *) concs="plain wc";; esac
     [ $type = ordered_set ] && [ $op != lookup ] && concs="plain wc"
