@@ -39,6 +39,10 @@ typedef struct EtsObj {
     uint32_t bins;               /* ProcBins in data[] (0: a copy-out need not adopt) */
     size_t words;                /* of data[]: the copy size of the whole term */
     Term term;                   /* the tuple, inside data[]                 */
+    Term ikey;                   /* its key when an immediate, else
+                                    THE_NON_VALUE (set by ets_stripe_insert):
+                                    a search compares it without reading
+                                    data[], often the next cache line        */
     Term data[];
 } EtsObj;
 

@@ -339,12 +339,21 @@ static void stripe_grow(EtsStripe *s)
     s->nbuckets = nb;
 }
 
+/* key against a tree node's key, as ets_key_cmp; two small integers (the
+ * node's from its header) without a call. */
+static inline int node_cmp(const EtsTable *t, Term key, const EtsObj *n)
+{
+    Term nk = n->ikey;
+    if (is_small(key) && is_small(nk)) return (small_val(key) > small_val(nk)) - (small_val(key) < small_val(nk));
+    return ets_key_cmp(key, nk != THE_NON_VALUE ? nk : ets_key(t, n->term));
+}
+
 EtsObj *ets_stripe_find(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsObj ***prevp)
 {
     if (t->type == ETS_ORDERED_SET) {
         EtsObj *n = s->root;
         while (n) {
-            int c = ets_key_cmp(key, ets_key(t, n->term));
+            int c = node_cmp(t, key, n);
             if (c == 0) return n;
             n = c < 0 ? n->left : n->right;
         }
@@ -356,7 +365,7 @@ EtsObj *ets_stripe_find(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsO
     if (is_immed(key)) {
         /* an immediate is =:= only to the same word: no compare call */
         for (; *pp; pp = &(*pp)->next)
-            if (tuple_elems((*pp)->term)[pos - 1] == key) break;
+            if ((*pp)->ikey == key) break;
     } else {
         for (; *pp; pp = &(*pp)->next)
             if ((*pp)->hash == hash && term_eq_exact(tuple_elems((*pp)->term)[pos - 1], key)) break;
@@ -394,7 +403,7 @@ static EtsObj *balance(EtsObj *n)
 static EtsObj *tree_insert(EtsTable *t, EtsObj *n, EtsObj *o, EtsObj **replaced)
 {
     if (!n) return o;
-    int c = ets_key_cmp(ets_key(t, o->term), ets_key(t, n->term));
+    int c = node_cmp(t, ets_key(t, o->term), n);
     if (c == 0) {
         o->left = n->left; o->right = n->right; o->height = n->height;
         *replaced = n;
@@ -415,7 +424,7 @@ static EtsObj *tree_pop_min(EtsObj *n, EtsObj **min)
 static EtsObj *tree_delete(EtsTable *t, EtsObj *n, Term key, EtsObj **gone)
 {
     if (!n) return NULL;
-    int c = ets_key_cmp(key, ets_key(t, n->term));
+    int c = node_cmp(t, key, n);
     if (c < 0) n->left = tree_delete(t, n->left, key, gone);
     else if (c > 0) n->right = tree_delete(t, n->right, key, gone);
     else {
@@ -434,7 +443,7 @@ EtsObj *ets_tree_step(EtsTable *t, EtsStripe *s, Term k, int back)
 {
     EtsObj *n = s->root, *best = NULL;
     while (n) {
-        int c = k == THE_NON_VALUE ? (back ? 1 : -1) : ets_key_cmp(ets_key(t, n->term), k);
+        int c = k == THE_NON_VALUE ? (back ? 1 : -1) : -node_cmp(t, k, n);
         if (!back) {
             if (k == THE_NON_VALUE || c > 0) { best = n; n = n->left; } else n = n->right;
         } else {
@@ -461,7 +470,7 @@ static inline EtsObj **chain_point(EtsTable *t, EtsStripe *s, uint32_t hash, Ter
 {
     EtsObj **pp = &s->buckets[bucket_of(s, hash)];
     if (is_immed(key)) {                /* =:= only to the same word */
-        while (*pp && ets_key(t, (*pp)->term) != key) pp = &(*pp)->next;
+        while (*pp && (*pp)->ikey != key) pp = &(*pp)->next;
         return pp;
     }
     while (*pp && !((*pp)->hash == hash && term_eq_exact(ets_key(t, (*pp)->term), key)))
@@ -475,9 +484,10 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
         /* a key already there (the common overwrite): the new node takes
          * the old one's place, and the tree's shape does not change */
         Term key = ets_key(t, o->term);
+        o->ikey = is_immed(key) ? key : THE_NON_VALUE;
         for (EtsObj **link = &s->root; *link;) {
             EtsObj *n = *link;
-            int c = ets_key_cmp(key, ets_key(t, n->term));
+            int c = node_cmp(t, key, n);
             if (c == 0) {
                 o->left = n->left; o->right = n->right; o->height = n->height;
                 *link = o;
@@ -496,6 +506,7 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
     if (!s->nbuckets) stripe_grow(s);
     if (!s->nbuckets) { ets_obj_free(o); return; }      /* out of memory */
     Term key = ets_key(t, o->term);
+    o->ikey = is_immed(key) ? key : THE_NON_VALUE;
     EtsObj **pp = chain_point(t, s, o->hash, key);
     if (*pp && t->type == ETS_SET) {            /* replace */
         EtsObj *old = *pp;
