@@ -5,13 +5,17 @@
 # error: from the first command to the last answer, so writing the files is
 # left out), jobs per second, then one run under `strace -f -c`
 # for the wake-up system calls per job (futex, sched_yield, poll/epoll waits,
-# eventfd and pipe reads/writes). Run from the repository root on a quiet
+# eventfd and pipe reads/writes). strace traces only those calls
+# (--seccomp-bpf -e trace=...): traced, every read of the files stopped its
+# thread for the tracer and a job took 2-7 ms instead of 0.3, which changed
+# the very batching being counted. Run from the repository root on a quiet
 # machine (check `uptime`); results go into docs/benchmarks.md by hand.
 set -u
 MINI=${MINI:-bin/mini}
 RUNS=${RUNS:-5}
 P=${1:-96}; F=${2:-34}; K=${3:-600}
 jobs=$((P * F))
+WAKE_CALLS=futex,sched_yield,poll,ppoll,epoll_wait,epoll_pwait
 echo "asyncfiles $P x $F x $K KB ($jobs jobs), +S 2; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %12s %12s %14s  %s\n' "+A" "median ms" "jobs/s" "wakeups/job" "calls (futex sched_yield poll/epoll)"
 for a in 0 1 2 4; do
@@ -23,7 +27,7 @@ for a in 0 1 2 4; do
     ts+=($(( us / 1000 )))
   done
   med=$(printf '%s\n' "${ts[@]}" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p")
-  st=$(strace -f -c -o /dev/stdout "$MINI" +S 2 +A $a examples/asyncfiles.mini $P $F $K 2>/dev/null)
+  st=$(strace -f -c --seccomp-bpf -e trace="$WAKE_CALLS" -o /dev/stdout "$MINI" +S 2 +A $a examples/asyncfiles.mini $P $F $K 2>/dev/null)
   calls() { printf '%s\n' "$st" | awk -v n="$1" '$NF == n { c = $4 } END { print c + 0 }'; }
   fu=$(calls futex); sy=$(calls sched_yield)
   po=$(( $(calls poll) + $(calls ppoll) + $(calls epoll_wait) + $(calls epoll_pwait) ))
@@ -45,7 +49,7 @@ if command -v erl >/dev/null && command -v erlc >/dev/null; then
   cp bench/readfiles.mini "$tmp/readfiles.erl"
   if erlc -o "$tmp" "$tmp/readfiles.erl"; then
     reads=$((P * 34))
-    st=$(strace -f -c -o /dev/stdout erl +S 2 -noshell -pa "$tmp" \
+    st=$(strace -f -c --seccomp-bpf -e trace="$WAKE_CALLS,read,write" -o /dev/stdout erl +S 2 -noshell -pa "$tmp" \
          -eval "readfiles:main([\"1\", \"$P\"]), halt()." 2>/dev/null)
     calls() { printf '%s\n' "$st" | awk -v n="$1" '$NF == n { c = $4 } END { print c + 0 }'; }
     fu=$(calls futex); sy=$(calls sched_yield)
