@@ -234,28 +234,27 @@ L_func_info: {
     RAISE();
 }
 
+/* pushes a frame of n y slots (uninitialised) saving the CP; live: x
+ * registers a collection must keep */
+#define PUSH_FRAME(n, live) do {                                             \
+    if ((size_t)(E - p->htop) < (n) + 1) {                                   \
+        reds -= (SWord)gc_ensure(p, (n) + 1, (live));                        \
+        LOAD_E();                                                            \
+        if (p->out_of_memory || (size_t)(E - p->htop) < (n) + 1) goto out_of_memory; \
+    }                                                                        \
+    p->stop = E -= (n) + 1;                                                  \
+    E[0] = make_cp(cp);                                                      \
+} while (0)
+
 L_allocate: {
     UWord n = pc[1];
-    if ((size_t)(E - p->htop) < n + 1) {
-        reds -= (SWord)gc_ensure(p, n + 1, (int)pc[2]);
-        LOAD_E();
-        if (p->out_of_memory || (size_t)(E - p->htop) < n + 1) goto out_of_memory;
-    }
-    p->stop = E -= n + 1;
-    E[0] = make_cp(cp);
+    PUSH_FRAME(n, (int)pc[2]);
     for (UWord i = 1; i <= n; i++) E[i] = NIL;
     DISPATCH(3);
 }
 
 L_allocate_init: {                  /* the moves after it set every slot */
-    UWord n = pc[1];
-    if ((size_t)(E - p->htop) < n + 1) {
-        reds -= (SWord)gc_ensure(p, n + 1, (int)pc[2]);
-        LOAD_E();
-        if (p->out_of_memory || (size_t)(E - p->htop) < n + 1) goto out_of_memory;
-    }
-    p->stop = E -= n + 1;
-    E[0] = make_cp(cp);
+    PUSH_FRAME(pc[1], (int)pc[2]);
     DISPATCH(3);
 }
 
