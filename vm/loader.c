@@ -51,8 +51,8 @@ static int frame_set_by_moves(const UWord *in, const UWord *end) {
         if (j[0] != OP_move || !operand_is_y(j[2])) return 0;
         int y = operand_y_index(j[2]);
         if (y < 0 || (UWord)y >= n) return 0;
-        /* a move from a y slot not yet set would copy a stale word (and one
-         * outside the frame is for the emulator's checks to meet) */
+        /* a move from a y slot not yet set would copy a stale word; one
+         * from outside the frame is left to the plain allocate */
         if (operand_is_y(j[1])) {
             int from = operand_y_index(j[1]);
             if (from < 0 || (UWord)from >= n || !(set >> from & 1)) return 0;

@@ -53,14 +53,6 @@ static int obj_ok(const EtsTable *t, Term o) { return is_tuple(o) && (int)tuple_
 
 static inline uint32_t key_hash(EtsTable *t, Term key) { return t->type == ETS_ORDERED_SET ? 0 : ets_hash(key); }
 
-/* A tuple of immediates (copied into a table word for word). */
-static int tuple_flat(Term o)
-{
-    UWord a = tuple_arity(o);
-    const Term *e = tuple_elems(o);
-    for (UWord i = 0; i < a; i++) if (!is_immed(e[i])) return 0;
-    return 1;
-}
 
 /* ---- ets:new/2 ---- */
 
@@ -121,7 +113,7 @@ static Term do_insert(Process *p, Term *args, int new_only)
         if (!is_nil(l)) FAIL(p);
     }
     if (n == 0) DONE(AM_true);
-    if (n == 1 && !new_only && (t->type == ETS_SET || t->type == ETS_ORDERED_SET) && tuple_flat(x)) {
+    if (n == 1 && !new_only && (t->type == ETS_SET || t->type == ETS_ORDERED_SET) && ets_tuple_flat(x)) {
         /* One record of immediates over a key of a set: written over the
          * stored object when it is one of the same size (the common update
          * of a record in place: no malloc, no free, no copy walk); else

@@ -132,6 +132,8 @@ static inline int ets_key_cmp(Term a, Term b)
     if (is_small(a) && is_small(b)) return (small_val(a) > small_val(b)) - (small_val(a) < small_val(b));
     return term_compare(a, b);
 }
+/* A tuple of immediates: copied into and out of a table word for word. */
+int ets_tuple_flat(Term tuple);
 EtsObj *ets_obj_new(Term obj, uint32_t hash);
 void ets_obj_free(EtsObj *o);
 /* A copy of the stored term on p's heap (its binaries adopted by p), or

@@ -187,12 +187,6 @@ void ets_slots_rlock_slow(EtsLock *l, atomic_long *s)
     }
 }
 
-void ets_slots_wlock(EtsLock *l)
-{
-    pthread_mutex_lock(&l->wmu);
-    ets_slots_wait_readers(l);
-}
-
 /* With wmu held: raises the writer flag and waits for the readers inside
  * to leave. */
 void ets_slots_wait_readers(EtsLock *l)

@@ -64,7 +64,6 @@ void ets_rw_runlock_wake(EtsLock *l);
 void ets_rw_wlock_slow(EtsLock *l);
 void ets_rw_wunlock_wake(EtsLock *l);
 void ets_slots_rlock_slow(EtsLock *l, atomic_long *slot);
-void ets_slots_wlock(EtsLock *l);
 void ets_slots_wunlock(EtsLock *l);
 
 /* This thread's reader slot (handed out in order of first use). */
@@ -73,24 +72,6 @@ int ets_slot_assign(void);
 /* A scheduler thread's slot is its index: set when the thread starts. */
 void ets_slot_set(int slot);
 static inline int ets_thread_slot(void) { return ets_my_slot >= 0 ? ets_my_slot : ets_slot_assign(); }
-
-static inline void ets_rlock(EtsLock *l)
-{
-    if (l->kind == ETS_LOCK_RW) {
-        uint32_t v = atomic_load_explicit(&l->word, memory_order_relaxed);
-        if (!(v & (ETS_RW_WRITER | ETS_RW_WWAIT)) &&
-            atomic_compare_exchange_weak_explicit(&l->word, &v, v + 1, memory_order_acquire, memory_order_relaxed))
-            return;
-        ets_rw_rlock_slow(l);
-        return;
-    }
-    atomic_long *s = &l->slots[ets_thread_slot() & l->slot_mask].readers;
-    /* sequentially consistent on both sides: either the writer sees our
-     * count, or we see its flag (the Dekker pattern) */
-    atomic_fetch_add(s, 1);
-    if (!atomic_load(&l->writer)) return;
-    ets_slots_rlock_slow(l, s);
-}
 
 static inline void ets_runlock(EtsLock *l)
 {
@@ -102,21 +83,10 @@ static inline void ets_runlock(EtsLock *l)
     atomic_fetch_sub_explicit(&l->slots[ets_thread_slot() & l->slot_mask].readers, 1, memory_order_release);
 }
 
-static inline void ets_wlock(EtsLock *l)
-{
-    if (l->kind == ETS_LOCK_RW) {
-        uint32_t v = 0;
-        if (atomic_compare_exchange_weak_explicit(&l->word, &v, ETS_RW_WRITER, memory_order_acquire, memory_order_relaxed))
-            return;
-        ets_rw_wlock_slow(l);
-        return;
-    }
-    ets_slots_wlock(l);
-}
-
-/* The same two locks, telling whether they were taken without waiting
+/* Taking the two locks, telling whether they were taken without waiting
  * (1) or only after another thread let go (0): the contention an
- * ordered_set with write_concurrency splits on. */
+ * ordered_set with write_concurrency splits on (ets_rlock and ets_wlock,
+ * below, are these with the answer dropped). */
 static inline int ets_wlock_noted(EtsLock *l)
 {
     if (l->kind == ETS_LOCK_RW) {
@@ -143,11 +113,16 @@ static inline int ets_rlock_noted(EtsLock *l)
         return 0;
     }
     atomic_long *s = &l->slots[ets_thread_slot() & l->slot_mask].readers;
+    /* sequentially consistent on both sides: either the writer sees our
+     * count, or we see its flag (the Dekker pattern) */
     atomic_fetch_add(s, 1);
     if (!atomic_load(&l->writer)) return 1;
     ets_slots_rlock_slow(l, s);
     return 0;
 }
+
+static inline void ets_rlock(EtsLock *l) { (void)ets_rlock_noted(l); }
+static inline void ets_wlock(EtsLock *l) { (void)ets_wlock_noted(l); }
 
 static inline void ets_wunlock(EtsLock *l)
 {

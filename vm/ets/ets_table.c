@@ -3,6 +3,7 @@
  * the AVL tree of ordered_set, and what happens to a table when its owner
  * dies. The locking rules are in ets.h. */
 #include <stdlib.h>
+#include <string.h>
 #include <pthread.h>
 #include "ets.h"
 #include "atom.h"
@@ -241,29 +242,32 @@ int ets_key_eq(const EtsTable *t, Term a, Term b)
     return t->type == ETS_ORDERED_SET ? term_compare(a, b) == 0 : term_eq_exact(a, b);
 }
 
+int ets_tuple_flat(Term tuple)
+{
+    UWord a = tuple_arity(tuple);
+    const Term *e = tuple_elems(tuple);
+    for (UWord i = 0; i < a; i++) if (!is_immed(e[i])) return 0;
+    return 1;
+}
+
 EtsObj *ets_obj_new(Term obj, uint32_t hash)
 {
-    if (is_tuple(obj)) {
+    if (is_tuple(obj) && ets_tuple_flat(obj)) {
         /* a tuple of immediates (the common record of numbers and atoms):
          * its words are the copy, no walk needed */
         UWord a = tuple_arity(obj);
-        Term *e = tuple_elems(obj);
-        UWord i = 0;
-        while (i < a && is_immed(e[i])) i++;
-        if (i == a) {
-            EtsObj *o = malloc(sizeof *o + (a + 1) * sizeof(Term));
-            if (!o) return NULL;
-            o->next = o->left = o->right = NULL;
-            o->height = 1;
-            o->hash = hash;
-            o->words = a + 1;
-            o->bins = 0;
-            o->flat = 1;
-            o->data[0] = make_tuple_header(a);
-            for (i = 0; i < a; i++) o->data[i + 1] = e[i];
-            o->term = make_boxed(o->data);
-            return o;
-        }
+        EtsObj *o = malloc(sizeof *o + (a + 1) * sizeof(Term));
+        if (!o) return NULL;
+        o->next = o->left = o->right = NULL;
+        o->height = 1;
+        o->hash = hash;
+        o->words = a + 1;
+        o->bins = 0;
+        o->flat = 1;
+        o->data[0] = make_tuple_header(a);
+        memcpy(o->data + 1, tuple_elems(obj), a * sizeof(Term));
+        o->term = make_boxed(o->data);
+        return o;
     }
     size_t n = copy_size(obj);
     EtsObj *o = malloc(sizeof *o + n * sizeof(Term));
