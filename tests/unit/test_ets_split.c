@@ -174,6 +174,7 @@ int main(void)
     ets_destroy_locked(t);
     ets_destroy_locked(u);
     ets_registry_wunlock();
+    process_free_memory(owner);
 
     printf("test_ets_split: %d checks, %d failures\n", checks, failures);
     return failures != 0;
