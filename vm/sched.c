@@ -140,11 +140,9 @@ static _Atomic long noutside;
  * threads; the scheduler polling the I/O set): a lock-free stack any scheduler empties into its
  * own ring (inject_take) */
 static _Atomic(Process *) inject_head;
-/* since when work on the inject stack has waited for a wake-up that a
- * busy async thread put off (sched_external_settle); 0: none owed */
-static _Atomic uint64_t owed_since;
-/* how long an async thread with more jobs queued may put that wake-up off */
-#define EXTERNAL_LAG_US 2000
+/* by when work on the inject stack that waits for a wake-up a busy async
+ * thread put off must be taken in (sched_external_settle); 0: none owed */
+static _Atomic uint64_t owed_by;
 /* The scheduler that sleeps in the I/O poll set (poll.c), if any: the first
  * to go to sleep takes it. While none sleeps there, every busy scheduler
  * looks at the set without waiting every POLL_CHECK_US: a packet waits at
@@ -524,22 +522,28 @@ void sched_wake_external(Process *p) {
 
 void sched_inject(Process *p) { inject_push(p); }
 
-void sched_external_settle(int now) {
+void sched_external_settle(int now, uint64_t lag_us, uint64_t job_us) {
     if (!atomic_load(&inject_head) || !all_asleep()) {
         /* nothing waits, or an awake scheduler will take it: nothing owed */
-        if (atomic_load_explicit(&owed_since, memory_order_relaxed))
-            atomic_store_explicit(&owed_since, 0, memory_order_relaxed);
+        if (atomic_load_explicit(&owed_by, memory_order_relaxed))
+            atomic_store_explicit(&owed_by, 0, memory_order_relaxed);
         return;
     }
     if (!now) {
-        uint64_t since = atomic_load_explicit(&owed_since, memory_order_relaxed), t = timer_now_us();
-        if (!since) {
-            atomic_compare_exchange_strong(&owed_since, &since, t);
-            return;
-        }
-        if (t - since < EXTERNAL_LAG_US) return;
+        /* the earliest deadline of the completions that wait rules; async
+         * threads race here, so it is lowered with a CAS */
+        uint64_t t = timer_now_us(), due = t + lag_us;
+        uint64_t by = atomic_load_explicit(&owed_by, memory_order_relaxed);
+        while ((!by || due < by) &&
+               !atomic_compare_exchange_weak_explicit(&owed_by, &by, due, memory_order_relaxed,
+                                                      memory_order_relaxed))
+            ;
+        if (by && due > by) due = by;
+        /* the thread looks again only when its next job ends: pay now if
+         * that end, foretold by this job's length, would come too late */
+        if (t + job_us < due) return;
     }
-    atomic_store_explicit(&owed_since, 0, memory_order_relaxed);
+    atomic_store_explicit(&owed_by, 0, memory_order_relaxed);
     wake_idle_for(1);
 }
 

@@ -55,12 +55,13 @@ void sched_external_wake(void);
  * sleeps. */
 void sched_wake_external(Process *p);
 /* The same without the wake-up, for an async thread with more jobs queued:
- * it calls sched_external_settle after each job, which wakes a scheduler
- * when every one sleeps and the work has waited EXTERNAL_LAG_US (sched.c),
- * or at once with `now` (the thread's queue is empty, or its jobs are
- * long). */
+ * it calls sched_external_settle after each job (one that took job_us),
+ * which wakes a scheduler when every one sleeps and the completion that may
+ * wait least (each may wait lag_us, policy_external_lag_us) would be late
+ * by the end of the thread's next job, foretold to take as long; or at once
+ * with `now` (the thread's queue is empty). */
 void sched_inject(Process *p);
-void sched_external_settle(int now);
+void sched_external_settle(int now, uint64_t lag_us, uint64_t job_us);
 /* Work outside the schedulers that will come back to a process or port
  * (+1 when an async job is given, -1 when its completion is taken): while
  * any is out, processes all waiting in receive are no deadlock. */

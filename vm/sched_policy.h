@@ -27,6 +27,10 @@ enum { PRIO_LOW = 0, PRIO_NORMAL = 1, PRIO_HIGH = 2, PRIO_MAX = 3, PRIO_LEVELS =
 #define POLICY_BACKOFF_MIN_US 100    /* first wait after a steal that did not pay */
 #define POLICY_BACKOFF_MAX_US 25600  /* the longest (after 9 in a row): each try splits a
                                         crowd again (sched_policy.c) */
+#define POLICY_EXTERNAL_LAG_US 2000  /* a finished async job may wait this long for the
+                                        wake-up that takes it in, whatever its queueing */
+#define POLICY_EXTERNAL_LAG_MAX_US 20000  /* and never longer than this */
+#define POLICY_EXTERNAL_LAG_SHARE 4  /* past the minimum: up to 1/4 of its time in the queue */
 
 /* ---- picking: what a scheduler runs next ---- */
 
@@ -73,6 +77,10 @@ int policy_lone_streak(int streak, uint32_t left);
 int policy_streak_wakes(int streak);
 /* A process was queued in a ring that now holds `len`: wake a sleeper? */
 int policy_queue_wakes(uint32_t len);
+/* How long the wake-up for a finished async job may be put off while every
+ * scheduler sleeps and its thread has more jobs queued, given how long the
+ * job waited in that queue before it ran (sched_external_settle). */
+uint64_t policy_external_lag_us(uint64_t queued_us);
 
 /* ---- spinning ---- */
 

@@ -218,7 +218,26 @@ static void test_spin_worth(void) {
     CHECK_EQ(policy_spin_worth(0, 1), 1, "one core, free");
 }
 
+/* ---- how long a finished async job may wait for its wake-up ---- */
+static void test_external_lag(void) {
+    CHECK_EQ(policy_external_lag_us(0), POLICY_EXTERNAL_LAG_US, "no queueing: the minimum");
+    CHECK_EQ(policy_external_lag_us(4000), POLICY_EXTERNAL_LAG_US, "a short queue: still the minimum");
+    CHECK_EQ(policy_external_lag_us(40000), 10000, "40 ms queued: a quarter of it");
+    CHECK_EQ(policy_external_lag_us(80000), POLICY_EXTERNAL_LAG_MAX_US, "80 ms queued: the cap");
+    CHECK_EQ(policy_external_lag_us(UINT64_MAX / 2), POLICY_EXTERNAL_LAG_MAX_US, "never past the cap");
+    /* never shorter for a job that queued longer */
+    uint64_t last = 0;
+    int monotone = 1;
+    for (uint64_t q = 0; q < 200000; q += 997) {
+        uint64_t l = policy_external_lag_us(q);
+        if (l < last) monotone = 0;
+        last = l;
+    }
+    CHECK_EQ(monotone, 1, "grows with the queueing");
+}
+
 int main(void) {
+    test_external_lag();
     test_spin_worth();
     test_pick();
     test_low_not_starved();

@@ -24,9 +24,11 @@
  *    more jobs queued puts that wake-up off (sched_external_settle): the
  *    completions of the next jobs ride on it, so one wake-up carries a
  *    batch. It is paid when the thread's queue runs dry (the thread never
- *    idles owing one), when the oldest waited EXTERNAL_LAG_US, or at once
- *    after a job that took LONG_JOB_US or more (long jobs predict long
- *    jobs, and a completion must not wait behind one).
+ *    idles owing one), or when the completion that may wait least would be
+ *    late by the end of the next job, foretold to take as long as the one
+ *    just done (a job that takes longer than a completion may wait pays at
+ *    once: long jobs predict long jobs). How long a completion may wait
+ *    grows with how long its job queued (policy_external_lag_us).
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -40,11 +42,10 @@
 #include "fatal.h"
 #include "smp.h"
 #include "sched.h"
+#include "sched_policy.h"
 #include "timer.h"
 
 enum { RUNNING = 0, SPINNING = 1, SLEEPING = 2 };
-#define LONG_JOB_US 2000       /* a job this long pays an owed wake-up at once: one
-                                  wake-up per job costs little beside it */
 #define SPIN_ROUNDS 2000       /* looks at an empty queue before sleeping
                                   (~20-50 us): a job submitted right after
                                   the last one finished needs no futex */
@@ -76,6 +77,7 @@ static void futex_wake(_Atomic int *w) {
 
 void async_submit(unsigned key, Message *job) {
     AsyncThread *t = &threads[key % (unsigned)nthreads];
+    async_job(job)->queued_us = timer_now_us();
     Message *old = atomic_load_explicit(&t->head, memory_order_relaxed);
     do job->next = old;
     while (!atomic_compare_exchange_weak(&t->head, &old, job));
@@ -95,11 +97,11 @@ static void *async_main(void *arg) {
         if (batch) {
             for (Message *m = batch, *next; m; m = next) {
                 next = m->next;
-                uint64_t t0 = timer_now_us();
-                async_job_complete(m);
+                uint64_t t0 = timer_now_us(), queued = t0 - async_job(m)->queued_us;
+                async_job_complete(m);       /* m belongs to its port from here */
                 t->jobs++;
                 int more = next || atomic_load_explicit(&t->head, memory_order_relaxed);
-                sched_external_settle(!more || timer_now_us() - t0 >= LONG_JOB_US);
+                sched_external_settle(!more, policy_external_lag_us(queued), timer_now_us() - t0);
             }
             continue;
         }

@@ -104,6 +104,7 @@ typedef struct AsyncJob {
     void *data;
     void (*free_data)(void *data);
     Process *port;             /* the port's record, alive while the job is out */
+    uint64_t queued_us;        /* when it was given to its thread (async_submit) */
 } AsyncJob;
 #define ASYNC_JOB_WORDS ((sizeof(AsyncJob) + sizeof(Term) - 1) / sizeof(Term))
 static inline AsyncJob *async_job(Message *m) { return (AsyncJob *)m->mem; }
