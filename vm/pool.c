@@ -35,6 +35,7 @@
  * in queue order come back in one run, so a long queue lies in memory in
  * the order it is walked (heap.c, heap_free_frags).
  */
+#include <gc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -241,6 +242,10 @@ static Cell cells[NCELLS];
 static _Atomic uint32_t cells_made;     /* cells never used yet start here */
 static Stack free_cells;
 static Stack class_stack[NCLASSES];
+
+/* The cells point only at our own batches: Boehm need not scan their
+ * megabyte of static memory (see proc_table_unscanned). */
+void pool_unscanned(void) { GC_exclude_static_roots(cells, cells + NCELLS); }
 
 static void stack_push(Stack *s, uint32_t i)
 {

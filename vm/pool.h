@@ -60,6 +60,8 @@ typedef struct {
     char pad[64 - sizeof(uint64_t)];
 } PoolStack;
 int pool_stack_push(PoolStack *s, void *batch);
+/* Tells Boehm not to scan the pool's static cells (after GC_INIT). */
+void pool_unscanned(void);
 void *pool_stack_pop(PoolStack *s);
 
 /* Statistics, and the tests' hook: bytes of slabs and large blocks mapped

@@ -19,6 +19,8 @@
 #define PROCESS_LIMIT_DEFAULT (1 << 20)
 void proc_table_init(size_t limit);
 size_t proc_limit(void);
+/* Tells Boehm not to scan the static table (after GC_INIT). */
+void proc_table_unscanned(void);
 
 /* A max_heap_size setting: words (0: none), kill, error_logger. */
 typedef struct { size_t size; int kill, log; } MaxHeap;
