@@ -3,8 +3,8 @@
 # examples/asyncfiles.mini with +S 2 and +A 0, 1, 2, 4. For each: the median
 # time of the jobs over RUNS runs (as the program reports it on standard
 # error: from the first command to the last answer, so writing the files is
-# left out), jobs per second, then one run under `strace -f -c`
-# for the wake-up system calls per job (futex, sched_yield, poll/epoll waits,
+# left out), jobs per second, then RUNS runs under `strace -f -c`
+# for the wake-up system calls per job (the median run's) (futex, sched_yield, poll/epoll waits,
 # eventfd and pipe reads/writes). strace traces only those calls
 # (--seccomp-bpf -e trace=...): traced, every read of the files stopped its
 # thread for the tracer and a job took 2-7 ms instead of 0.3, which changed
@@ -27,14 +27,20 @@ for a in 0 1 2 4; do
     ts+=($(( us / 1000 )))
   done
   med=$(printf '%s\n' "${ts[@]}" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p")
-  st=$(strace -f -c --seccomp-bpf -e trace="$WAKE_CALLS" -o /dev/stdout "$MINI" +S 2 +A $a examples/asyncfiles.mini $P $F $K 2>/dev/null)
-  calls() { printf '%s\n' "$st" | awk -v n="$1" '$NF == n { c = $4 } END { print c + 0 }'; }
-  fu=$(calls futex); sy=$(calls sched_yield)
-  po=$(( $(calls poll) + $(calls ppoll) + $(calls epoll_wait) + $(calls epoll_pwait) ))
-  # reads and writes of eventfds and pipes: Mini uses none for wake-ups, and
-  # the file reads of the work itself are not counted (read is the job)
-  fu=${fu:-0}; sy=${sy:-0}
-  total=$((fu + sy + po))
+  # the calls of RUNS traced runs; the run with the median total is shown
+  # (one run's count moves by +-15% with where the batches happen to fall)
+  counts=()
+  for r in $(seq "$RUNS"); do
+    st=$(strace -f -c --seccomp-bpf -e trace="$WAKE_CALLS" -o /dev/stdout "$MINI" +S 2 +A $a examples/asyncfiles.mini $P $F $K 2>/dev/null)
+    calls() { printf '%s\n' "$st" | awk -v n="$1" '$NF == n { c = $4 } END { print c + 0 }'; }
+    fu=$(calls futex); sy=$(calls sched_yield)
+    po=$(( $(calls poll) + $(calls ppoll) + $(calls epoll_wait) + $(calls epoll_pwait) ))
+    # reads and writes of eventfds and pipes: Mini uses none for wake-ups, and
+    # the file reads of the work itself are not counted (read is the job)
+    fu=${fu:-0}; sy=${sy:-0}
+    counts+=("$((fu + sy + po)) $fu $sy $po")
+  done
+  read -r total fu sy po < <(printf '%s\n' "${counts[@]}" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p")
   printf '%-6s %12s %12s %14s  %s\n' "$a" "$med" "$(( jobs * 1000 / (med > 0 ? med : 1) ))" \
     "$(awk -v t=$total -v j=$jobs 'BEGIN { printf "%.4f", t / j }')" "$fu $sy $po"
 done
