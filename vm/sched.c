@@ -729,6 +729,22 @@ static int spin_worth(void) {
     return policy_spin_worth(others + async_awake_count(), ncores);
 }
 
+/* How long a scheduler may sleep (wait: microseconds, negative for no
+ * limit) while async threads are at work. A completion whose wake-up its
+ * thread put off (sched_external_settle) is paid for when a job of that
+ * thread ends; a job that blocks (a read from a pipe nobody writes to yet,
+ * a slow disk) would leave the completions before it undelivered for as
+ * long, and their process may be the one that would unblock it. So while an
+ * async thread is awake, the last scheduler to fall asleep (a debt is only
+ * put off while all sleep, and one look is enough) sleeps no longer than
+ * the longest a completion may wait: at worst a look every 20 ms for
+ * nothing. */
+static int64_t external_bound(int64_t wait) {
+    if (async_awake_count() > 0 && (wait < 0 || wait > POLICY_EXTERNAL_LAG_MAX_US))
+        return POLICY_EXTERNAL_LAG_MAX_US;
+    return wait;
+}
+
 /* No work here: steal, spin (one scheduler at most, and only while a core
  * is free for it), then sleep. */
 static Process *idle(Scheduler *s, SWord *budget) {
@@ -746,6 +762,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
         if (wait == 0) return NULL;
         /* timers pending but none dated: look again soon, as before */
         if (wait < 0 && timer_any_pending()) wait = 1000;
+        wait = external_bound(wait);
         /* asleep on its futex word, so that an async thread's completion
          * (sched_wake_external) can wake it */
         atomic_store(&s->sleep_word, SLEEPING);
@@ -831,7 +848,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
         atomic_fetch_add(&ndozing, 1);
     }
     atomic_store(&s->sleep_word, SLEEPING);
-    atomic_fetch_add(&nsleeping, 1);
+    int last_asleep = atomic_fetch_add(&nsleeping, 1) + 1 >= nscheds;
     int stay_awake = (!offline && any_work(s, worth)) || atomic_load(&finished);
     /* an offline scheduler takes nothing: what arrived for the inject
      * stack while it was awake goes to an online one */
@@ -859,6 +876,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
         wake_all();
         stay_awake = 1;
     }
+    if (last_asleep) wait = external_bound(wait);
     int io = 0;
     if (stay_awake) atomic_store(&s->sleep_word, AWAKE);
     else io = sched_sleep(s, wait);

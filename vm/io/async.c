@@ -75,6 +75,15 @@ static void futex_wake(_Atomic int *w) {
     syscall(SYS_futex, (int *)w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* The one who turned t's word from SLEEPING counts it awake, before the
+ * wake-up: a scheduler that goes to sleep right after a submit must see an
+ * async thread at work (sched.c, external_bound), not wait for the thread
+ * to be scheduled and count itself. */
+static void wake_thread(AsyncThread *t) {
+    atomic_fetch_add_explicit(&nawake, 1, memory_order_seq_cst);
+    futex_wake(&t->state);
+}
+
 void async_submit(unsigned key, Message *job) {
     AsyncThread *t = &threads[key % (unsigned)nthreads];
     async_job(job)->queued_us = timer_now_us();
@@ -82,7 +91,7 @@ void async_submit(unsigned key, Message *job) {
     do job->next = old;
     while (!atomic_compare_exchange_weak(&t->head, &old, job));
     if (atomic_load(&t->state) == SLEEPING && atomic_exchange(&t->state, RUNNING) == SLEEPING)
-        futex_wake(&t->state);
+        wake_thread(t);
 }
 
 static Message *take_all(AsyncThread *t) {
@@ -115,12 +124,15 @@ static void *async_main(void *arg) {
         if (found) { atomic_store(&t->state, RUNNING); continue; }
         atomic_store(&t->state, SLEEPING);
         if (atomic_load(&t->head) || atomic_load(&stopping)) {
-            atomic_store(&t->state, RUNNING);
+            /* a waker that swapped SLEEPING out first counted us awake,
+             * and we never counted ourselves out: take its count back */
+            if (atomic_exchange(&t->state, RUNNING) == RUNNING)
+                atomic_fetch_sub_explicit(&nawake, 1, memory_order_relaxed);
             continue;
         }
         atomic_fetch_sub_explicit(&nawake, 1, memory_order_relaxed);
+        /* whoever wakes us counted us awake again (wake_thread) */
         while (atomic_load(&t->state) == SLEEPING) futex_wait(&t->state, SLEEPING);
-        atomic_fetch_add_explicit(&nawake, 1, memory_order_relaxed);
     }
     return NULL;
 }
@@ -146,7 +158,7 @@ void async_shutdown(void) {
     if (!nthreads) return;
     atomic_store(&stopping, 1);
     for (int i = 0; i < nthreads; i++)
-        if (atomic_exchange(&threads[i].state, RUNNING) == SLEEPING) futex_wake(&threads[i].state);
+        if (atomic_exchange(&threads[i].state, RUNNING) == SLEEPING) wake_thread(&threads[i]);
     for (int i = 0; i < nthreads; i++) pthread_join(threads[i].thread, NULL);
     free(threads);
     threads = NULL;
