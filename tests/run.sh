@@ -116,7 +116,9 @@ verdicts=$(for f in "$results"/*.result; do head -n 1 "$f"; done 2>/dev/null)
 passed=$(printf '%s\n' "$verdicts" | grep -c '^pass ')
 failed=$(printf '%s\n' "$verdicts" | grep -c '^FAIL ')
 skipped=$(printf '%s\n' "$verdicts" | grep -c '^skip ')
-cat "$results"/*.result 2>/dev/null | grep -v '^pass ' || true
+# -a: a failed test's output may hold bytes that are not text, and grep
+# would then print "binary file matches" in place of every failure after it
+cat "$results"/*.result 2>/dev/null | grep -av '^pass ' || true
 echo "$passed passed, $failed failed$([ "$skipped" -gt 0 ] && echo ", $skipped skipped")"
 if [ $((passed + failed + skipped)) -ne "$started" ]; then
   echo "run.sh: $started tests started but $((passed + failed + skipped)) results counted" >&2
