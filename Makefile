@@ -63,7 +63,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 BIN := bin/mini$(if $(filter-out build/release,$(BUILD)),-$(notdir $(BUILD)))
 
-.PHONY: install all run test unit frontend-check check-gc check-smp check-asan check-tsan clean deps bench \
+.PHONY: install all run test unit frontend-check check-gc check-smp check-asan check-tsan clean deps test-deps bench \
         fuzz fuzz-build soak
 all: $(BIN)
 
@@ -98,6 +98,11 @@ unit: $(UNIT_BINS)
 
 deps:
 	@sh tests/deps.sh
+
+# What the suite needs on top: epmd and erl, the name server of the
+# distribution tests and the peer of the interop ones.
+test-deps:
+	@sh tests/deps.sh test
 
 # The installed binary finds its library in PREFIX/lib/mini (module.c:
 # find_root), so the tree can be copied anywhere as a whole.
@@ -137,7 +142,7 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	./$(BIN)
 
-test: deps
+test: test-deps
 	@$(MAKE) --no-print-directory all unit frontend-check
 	@sh tests/run.sh $(BIN) $(BUILD)/tests
 
@@ -151,7 +156,7 @@ check-gc:
 # The whole suite with one, two and four schedulers and without SMP (+S 4:4:
 # four online, whatever the cores; plain +S 4 puts at most one per core
 # online, as erl).
-check-smp: deps
+check-smp: test-deps
 	@$(MAKE) --no-print-directory all unit
 	@for f in "+S 1" "+S 2" "+S 4:4" "-smp disable"; do echo "== $$f"; \
 	  MINI_FLAGS="$$f" sh tests/run.sh $(BIN) $(BUILD)/tests || exit 1; done
@@ -162,7 +167,7 @@ check-smp: deps
 # The concurrency tests under ThreadSanitizer: the threaded unit tests (the
 # mailbox, the pid table, the block pool), then the process and ETS tests with 2 and 4 schedulers;
 # any report fails the test.
-check-tsan: deps
+check-tsan: test-deps
 	@$(MAKE) --no-print-directory TSAN=1 all unit
 	@echo "== ThreadSanitizer, the threaded unit tests"
 	@for t in test_mailbox test_proc_table test_msgpool test_async test_ets_lock; do \
@@ -180,7 +185,7 @@ check-tsan: deps
 
 # Everything under AddressSanitizer and UndefinedBehaviorSanitizer, then the
 # process tests again with 2 and 4 schedulers, then the ports and sockets.
-check-asan: deps
+check-asan: test-deps
 	@$(MAKE) --no-print-directory SAN=address,undefined all unit
 	@ASAN_OPTIONS="detect_leaks=0" SAN_CHECK=1 sh tests/run.sh bin/mini-release-san build/release-san/tests
 	@for s in 2 4; do echo "== AddressSanitizer, +S $$s"; \
@@ -213,7 +218,7 @@ fuzz:
 # crashes and restarts under a supervisor, timers and ports, with +S 2;
 # fails if a message to a living process is lost or doubled or memory grows.
 SECONDS ?= 60
-soak: deps
+soak: test-deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/soak/run.sh $(BIN) $(SECONDS)
 

@@ -2,6 +2,9 @@
 # deps.sh — checks for the build dependencies (flex, bison, Boehm GC and readline
 # headers, a C compiler, PCRE2 for the re module) and what the test suite uses (tmux drives the shell
 # tests), and installs the missing ones with apt-get when it can.
+# `deps.sh test` adds what only the suite needs: erlang-base, whose epmd is the
+# name server of the distribution tests and whose erl is their interop peer
+# (never a build dependency).
 # `deps.sh fuzz` checks for what `make fuzz` needs on top: clang and its
 # libFuzzer runtime (Debian: clang, libclang-rt-dev); the normal build never needs them.
 missing=""
@@ -9,6 +12,9 @@ if [ "$1" = fuzz ]; then
   command -v clang >/dev/null 2>&1 || missing="$missing clang"
   printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){return 0;}\n' \
     | clang -fsanitize=fuzzer -x c -o /dev/null - >/dev/null 2>&1 || missing="$missing libclang-rt-dev"
+fi
+if [ "$1" = test ]; then
+  command -v epmd >/dev/null 2>&1 && command -v erl >/dev/null 2>&1 || missing="$missing erlang-base"
 fi
 command -v flex  >/dev/null 2>&1 || missing="$missing flex"
 command -v bison >/dev/null 2>&1 || missing="$missing bison"
