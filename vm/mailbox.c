@@ -1,5 +1,6 @@
 /* mailbox.c — see mailbox.h for the design: one CAS per push, one exchange per
- * drain, a private FIFO for selective receive. */
+ * drain, a private FIFO for selective receive, and a batch of plain messages
+ * joining it in one splice. */
 #include "mailbox.h"
 
 void mailbox_init(Mailbox *mb) {
@@ -30,6 +31,34 @@ Message *mailbox_take_inbox(Mailbox *mb) {
     return message_list_reversed(head);        /* the oldest first */
 }
 
+int mailbox_take_batch(Mailbox *mb, InboxBatch *b) {
+    Message *head = atomic_load_explicit(&mb->inbox, memory_order_relaxed);
+    if (head == NULL || head == MAILBOX_WAITING || head == MAILBOX_CLOSED) return 0;
+    head = atomic_exchange_explicit(&mb->inbox, NULL, memory_order_acquire);
+    Message *reversed = NULL;
+    size_t n = 0;
+    int signals = 0;
+    b->last = head;                         /* the newest: it ends the batch */
+    while (head) {
+        Message *next = head->next;
+        signals |= head->kind != MSG_PLAIN;
+        head->next = reversed;
+        reversed = head;
+        head = next;
+        n++;
+    }
+    b->first = reversed;
+    b->n = n;
+    b->signals = signals;
+    return 1;
+}
+
+void mailbox_append_batch(Mailbox *mb, const InboxBatch *b) {
+    *mb->last = b->first;                   /* b->last->next is NULL already */
+    mb->last = &b->last->next;
+    mb->len += b->n;
+}
+
 void mailbox_append(Mailbox *mb, Message *m) {
     m->next = NULL;
     *mb->last = m;
@@ -38,12 +67,10 @@ void mailbox_append(Mailbox *mb, Message *m) {
 }
 
 size_t mailbox_drain(Mailbox *mb) {
-    size_t n = 0;
-    for (Message *m = mailbox_take_inbox(mb), *next; m; m = next, n++) {
-        next = m->next;
-        mailbox_append(mb, m);
-    }
-    return n;
+    InboxBatch b;
+    if (!mailbox_take_batch(mb, &b)) return 0;
+    mailbox_append_batch(mb, &b);
+    return b.n;
 }
 
 Message *mailbox_remove(Mailbox *mb) {

@@ -525,7 +525,10 @@ static int handle_signal(Process *p, Message **mp) {
 }
 
 void proc_drain(Process *p) {
-    for (Message *m = mailbox_take_inbox(&p->mbox), *next; m; m = next) {
+    InboxBatch b;
+    if (!mailbox_take_batch(&p->mbox, &b)) return;
+    if (!b.signals) { mailbox_append_batch(&p->mbox, &b); return; }
+    for (Message *m = b.first, *next; m; m = next) {
         next = m->next;
         if (m->kind == MSG_PLAIN || handle_signal(p, &m)) {
             m->kind = MSG_PLAIN;

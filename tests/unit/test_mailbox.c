@@ -109,8 +109,39 @@ static void test_selective(void) {
     CHECK(mailbox_push(&mb, &closed) == -1, "push to a closed mailbox succeeded\n");
 }
 
+/* Batches: the inbox taken at once comes oldest first, counted, with its
+ * newest as `last` (ending the list), and says whether a signal is in it;
+ * spliced after what the queue holds, the order is the order sent. */
+static void test_batch(void) {
+    Message m[5];
+    InboxBatch b;
+    mailbox_init(&mb);
+    CHECK(mailbox_take_batch(&mb, &b) == 0, "batch from an empty inbox\n");
+    for (int i = 0; i < 5; i++) { m[i].term = (Term)i; m[i].size = 0; m[i].kind = MSG_PLAIN; }
+    mailbox_push(&mb, &m[0]);
+    mailbox_push(&mb, &m[1]);
+    CHECK(mailbox_drain(&mb) == 2, "drain count\n");
+    for (int i = 2; i < 5; i++) mailbox_push(&mb, &m[i]);
+    CHECK(mailbox_take_batch(&mb, &b) == 1, "no batch\n");
+    CHECK(b.n == 3 && b.first == &m[2] && b.last == &m[4] && m[4].next == NULL && !b.signals,
+          "plain batch: n %zu signals %d\n", b.n, b.signals);
+    mailbox_append_batch(&mb, &b);
+    CHECK(mb.len == 5 && mb.last == &m[4].next, "splice: len %zu\n", mb.len);
+    for (int i = 0; i < 5; i++) {
+        Message *c = mailbox_current(&mb);
+        CHECK(c == &m[i], "batch order %d\n", i);
+        if (c) mailbox_remove(&mb);
+    }
+    /* one signal among messages is noticed */
+    for (int i = 0; i < 3; i++) { m[i].kind = i == 1 ? SIG_LINK : MSG_PLAIN; mailbox_push(&mb, &m[i]); }
+    CHECK(mailbox_take_batch(&mb, &b) == 1 && b.signals && b.n == 3 && b.first == &m[0],
+          "signal batch: signals %d\n", b.signals);
+    CHECK(mailbox_take_batch(&mb, &b) == 0, "inbox not emptied by the batch\n");
+}
+
 int main(void) {
     test_selective();
+    test_batch();
     test_threads();
     if (failures) { printf("test_mailbox: %d failures\n", failures); return 1; }
     printf("test_mailbox: ok\n");
