@@ -66,7 +66,6 @@ typedef struct Process {
     HeapFrag *mbuf;            /* heap fragments, newest first               */
     size_t mbuf_words;         /* words in all fragments                     */
     UWord gen_gcs;             /* minor collections since the last major      */
-    UWord max_gen_gcs;         /* minors before a forced major (default 65535) */
     GcStats gc;
 
     /* execution state, saved when the process is not running */
@@ -76,14 +75,15 @@ typedef struct Process {
                                   the scheduler's register file; between time
                                   slices, xsave (only the live ones are kept)  */
     Term *xsave;               /* xsave_inline, or malloc'ed for more         */
-    int xsave_cap;
     Term xsave_inline[XSAVE_INLINE];
+    int xsave_cap;
     int arity;                 /* live x registers when descheduled          */
     SWord reds;                /* reductions left in this time slice         */
     UWord total_reds;
 
     /* the exception being raised (THE_NON_VALUE when none) */
     int exc_class;             /* EXC_*                                      */
+    int live;                  /* live x registers at a BIF call (for GC)    */
     Term exc_reason;
     Term exc_trace;            /* stack trace list, built when raised          */
     const Instr *exc_pc;       /* where it was raised, for the trace           */
@@ -92,9 +92,9 @@ typedef struct Process {
     Term pid;
     Term initial_call;         /* {M,F,A} literal or NIL                     */
     Term group_leader;
-    int live;                  /* live x registers at a BIF call (for GC)    */
     struct FileHandle *files;  /* open files, closed when it dies (bif_file.h) */
     atomic_int ets_owned;      /* ETS tables it owns: its exit hands them on (vm/ets) */
+    _Atomic int save_calls;    /* process_flag(save_calls, N): kept, not acted on */
 
     /* added by the collector (gc.c) */
     size_t min_heap_size;      /* words: the young block never shrinks below  */
@@ -106,7 +106,7 @@ typedef struct Process {
     size_t max_heap_size;
     unsigned char max_heap_kill, max_heap_log;
     unsigned char out_of_memory;
-    _Atomic int save_calls;    /* process_flag(save_calls, N): kept, not acted on */
+    uint32_t max_gen_gcs;      /* minors before a forced major (default 65535) */
     /* words of young block + old heap, published by the owner for readers
      * on other threads (erlang:memory/0, the VM's memory ceiling) */
     _Atomic size_t mem_words;
@@ -122,13 +122,13 @@ typedef struct Process {
     int prio;                  /* PRIO_* (process_flag(priority, P))          */
     int trap_exit;
     int exiting;               /* a signal killed it: die at the next chance  */
+    int timed_out;             /* the timer of its receive (below) fired      */
     Term exit_reason;          /* when exiting (a root)                       */
     Term reg_name;             /* registered name (atom) or NIL               */
     Term *links; int nlinks, caplinks;           /* linked pids               */
     struct Monitor *monitors; int nmonitors, capmonitors;
     uint64_t wait_ref;         /* the timer of the receive now waiting        */
     struct Timer *wait_timer;  /* and its record, to cancel it (timer.h)      */
-    int timed_out;             /* that timer fired                            */
     UWord context_switches;
     int gc_requested;          /* collect before running: GC_REQUEST_FULL
                                   (garbage_collect(Pid)) or GC_REQUEST_MINOR
