@@ -209,6 +209,9 @@ wait_node ${S}c
 timeout 30 erl -sname $E -setcookie dtest -noshell -eval "
 N = list_to_atom(\"${S}c@$HOST\"),
 io:format(\"ping ~p~n\", [net_adm:ping(N)]),
+%% the node is in epmd before its main registers echo: wait for the name
+W = fun Wt(0) -> ok; Wt(K) -> case rpc:call(N, erlang, whereis, [echo], 5000) of Pe when is_pid(Pe) -> ok; _ -> timer:sleep(25), Wt(K - 1) end end,
+W(200),
 {echo, N} ! {self(), hello},
 receive {echoed, hello} -> io:format(\"named send ok~n\") after 5000 -> io:format(\"timeout~n\") end,
 io:format(\"rpc ~p~n\", [rpc:call(N, lists, seq, [1,3], 5000)]),
