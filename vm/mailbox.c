@@ -24,13 +24,6 @@ int mailbox_push(Mailbox *mb, Message *m) {
     return old == MAILBOX_WAITING;
 }
 
-Message *mailbox_take_inbox(Mailbox *mb) {
-    Message *head = atomic_load_explicit(&mb->inbox, memory_order_relaxed);
-    if (head == NULL || head == MAILBOX_WAITING || head == MAILBOX_CLOSED) return NULL;
-    head = atomic_exchange_explicit(&mb->inbox, NULL, memory_order_acquire);
-    return message_list_reversed(head);        /* the oldest first */
-}
-
 int mailbox_take_batch(Mailbox *mb, InboxBatch *b) {
     Message *head = atomic_load_explicit(&mb->inbox, memory_order_relaxed);
     if (head == NULL || head == MAILBOX_WAITING || head == MAILBOX_CLOSED) return 0;
@@ -51,6 +44,11 @@ int mailbox_take_batch(Mailbox *mb, InboxBatch *b) {
     b->n = n;
     b->signals = signals;
     return 1;
+}
+
+Message *mailbox_take_inbox(Mailbox *mb) {
+    InboxBatch b;
+    return mailbox_take_batch(mb, &b) ? b.first : NULL;
 }
 
 void mailbox_append_batch(Mailbox *mb, const InboxBatch *b) {

@@ -986,14 +986,9 @@ static long conn_control(void *drv, unsigned cmd, const char *buf, size_t len, D
     return 0;
 }
 
-/* A host that does not resolve was asked about on loopback's epmd (see
- * epmd_connect_host): the port it gave is a port of this machine, so the
- * node is reached on loopback too. */
 static int tcp_connect(const char *host, unsigned port) {
-    struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
-    char ps[16];
-    snprintf(ps, sizeof ps, "%u", port);
-    if (getaddrinfo(host, ps, &hints, &res) != 0 && getaddrinfo("127.0.0.1", ps, &hints, &res) != 0) return -1;
+    struct addrinfo *res;
+    if (dist_host_addr(host, port, &res) != 0) return -1;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) < 0 && errno != EINPROGRESS) {
         close(fd);

@@ -57,6 +57,12 @@ int dist_listen_fd(void);
 Term dist_cookie(void);
 int dist_read_full(int fd, void *buf, size_t n);
 int dist_write_full(int fd, const void *buf, size_t n);
+/* The address of port on host, for a connect: a host that does not resolve
+ * is taken to be this machine, loopback (names may carry a host short name
+ * that is in no hosts file, a container's own); 0, or -1 with *res unset.
+ * The caller frees *res (freeaddrinfo). */
+struct addrinfo;
+int dist_host_addr(const char *host, unsigned port, struct addrinfo **res);
 /* The port name registered on this host's epmd; 0 or -1. */
 int dist_epmd_port_please(const char *host, const char *name, unsigned *port);
 /* set_cookie(Node, Cookie) for another node; -1 when the table is full. */

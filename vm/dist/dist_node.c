@@ -163,19 +163,23 @@ static int epmd_connect(void) {
     return fd;
 }
 
+int dist_host_addr(const char *host, unsigned port, struct addrinfo **res) {
+    struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+    char ps[16];
+    snprintf(ps, sizeof ps, "%u", port);
+    if (host && *host && getaddrinfo(host, ps, &hints, res) == 0) return 0;
+    return getaddrinfo("127.0.0.1", ps, &hints, res) == 0 ? 0 : -1;
+}
+
 /* The epmd of the host a node name names (the part after '@'), to look a
  * node up: this node registers with its own epmd on loopback, but another
- * node's port is known only to the epmd of that node's host. A host name
- * that does not resolve is asked on loopback, as before names could name
- * other hosts (a container whose own short name is not in its hosts file).
- * The connect waits at most EPMD_CONNECT_S: it runs on a scheduler, in the
- * connection port's start. */
+ * node's port is known only to the epmd of that node's host (a host that
+ * does not resolve is this one: dist_host_addr). The connect waits at most
+ * EPMD_CONNECT_S: it runs on a scheduler, in the connection port's start. */
 #define EPMD_CONNECT_S 3
 static int epmd_connect_host(const char *host) {
-    struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
-    char ps[8];
-    snprintf(ps, sizeof ps, "%d", EPMD_PORT);
-    if (!host || !*host || getaddrinfo(host, ps, &hints, &res) != 0) return epmd_connect();
+    struct addrinfo *res;
+    if (dist_host_addr(host, EPMD_PORT, &res) != 0) return -1;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd >= 0) {
         struct timeval tv = { .tv_sec = EPMD_CONNECT_S };
