@@ -356,23 +356,32 @@ Process *process_new_memory(size_t heap_words)
     return p;
 }
 
-void process_free_memory(Process *p)
+void process_free_heap(Process *p)
 {
-    if (!p)
-        return;
     binary_release_all(p);         /* binaries: drop this heap's references */
     size_t counted = atomic_load_explicit(&p->mem_words, memory_order_relaxed);
     if (counted) {
         atomic_fetch_sub_explicit(&mem_process_words, counted, memory_order_relaxed);
         atomic_store_explicit(&p->mem_words, 0, memory_order_relaxed);
     }
-    if ((size_t)(p->hend - p->heap) == MIN_HEAP_SIZE) cache_free(CACHE_HEAP, p->heap);
-    else free(p->heap);
+    if (p->heap) {
+        if ((size_t)(p->hend - p->heap) == MIN_HEAP_SIZE) cache_free(CACHE_HEAP, p->heap);
+        else free(p->heap);
+    }
+    p->heap = p->htop = p->hend = p->stop = p->high_water = NULL;
     free(p->old_heap);
+    p->old_heap = p->old_htop = p->old_hend = NULL;
     heap_free_frags(p);
-    if (p->xsave != p->xsave_inline) free(p->xsave);
     proc_dict_free(p->dict);
     p->dict = NULL;
+}
+
+void process_free_memory(Process *p)
+{
+    if (!p)
+        return;
+    process_free_heap(p);
+    if (p->xsave != p->xsave_inline) free(p->xsave);
     cache_free(CACHE_PROCESS, p);
 }
 

@@ -13,6 +13,10 @@ void heap_init(void);
 /* Creates and frees a process's memory (not its scheduling state). */
 Process *process_new_memory(size_t heap_words);
 void process_free_memory(Process *p);
+/* Its heaps, fragments, binaries and dictionary only, leaving the record
+ * (proc_exit: the memory goes back before the death is heard of); a second
+ * call, or process_free_memory after it, frees nothing twice. */
+void process_free_heap(Process *p);
 
 /* Room for n saved x registers (spawn with many arguments); 0 if out of memory. */
 int process_reserve_xsave(Process *p, int n);

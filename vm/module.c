@@ -140,8 +140,19 @@ static char root_dir[PATH_MAX];
 
 const char *module_root(void) { return root_dir; }
 
+/* Boehm's heap, where the compiler works and code lives, only grows. It
+ * starts with room to compile a module as big as any in stdlib/ (lists.mini
+ * peaks near 9 MB), taken while the address space is free: a module first
+ * called after processes have used up the memory (a monitor that loads
+ * lists to recover from a death for memory) still compiles. Glibc's arenas
+ * keep the address space they reserve even when their memory is freed, so
+ * under a limit on it (ulimit -v) this room could not be had later. It is
+ * address space, touched as the compiler uses it. */
+#define COMPILER_RESERVE ((size_t)16 << 20)
+
 int module_init(const char *argv0) {
     boehm_oom_install();           /* compile_and_load's jump on a refusal */
+    GC_expand_hp(COMPILER_RESERVE);
     int found = find_root(argv0, root_dir, sizeof root_dir);
     char buf[PATH_MAX + 32];
     snprintf(buf, sizeof buf, "%s/stdlib", root_dir);

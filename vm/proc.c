@@ -2,6 +2,7 @@
  * references. The pid table is proc_table.c, registered names proc_names.c,
  * messages and signals proc_signal.c.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -163,6 +164,25 @@ static void error_report(Process *p, Term reason) {
     ob_free(&b);
 }
 
+/* A dead process's memory goes back before anyone hears of the death: a
+ * monitor that wakes to the 'DOWN' of a process killed for memory and at
+ * once needs memory itself (to load a module, to start a replacement) finds
+ * it free, whichever scheduler ran the dying one. The reason outlives the
+ * heap in a block of its own (*held); a reason the memory left cannot copy
+ * keeps the heap until the signals are out (returns 0). */
+static int release_memory(Process *p, Term *reason, Message **held) {
+    if (!is_immed(*reason)) {
+        if (!(*held = proc_message_try_copy(*reason))) return 0;
+        *reason = (*held)->term;
+    }
+    process_free_heap(p);
+    /* the blocks a process killed for memory grew stay in malloc's arenas
+     * (heap.c, heap_init), where the Boehm heap (code, the compiler)
+     * cannot have them: they go back to the system */
+    if (p->out_of_memory) malloc_trim(0);
+    return 1;
+}
+
 void proc_exit(Process *p, Term reason, int report) {
     if (report) error_report(p, reason);
     /* its files are closed before anyone hears of the death */
@@ -173,6 +193,10 @@ void proc_exit(Process *p, Term reason, int report) {
     proc_table_remove(p);
     /* its tables go to their heirs or die before links and monitors hear */
     if (atomic_load(&p->ets_owned)) ets_owner_exit(p);
+    Message *held = NULL;
+    int released = release_memory(p, &reason, &held);
     proc_signal_exit(p, reason);
+    if (held) proc_message_free(held);
+    if (!released && p->out_of_memory) malloc_trim(0);
     proc_release(p);
 }

@@ -82,6 +82,8 @@ UWord proc_send_kind(Process *from, Term pid, Term msg, int kind, uint64_t ref);
 
 /* Messages built ahead of delivery (timers): a copy of t; {timeout, Ref, Msg}. */
 Message *proc_message_copy(Term t);
+/* The same, or NULL when the memory left cannot hold the copy. */
+Message *proc_message_try_copy(Term t);
 /* The same for a signal of `kind` (MessageKind), with its from and ref. */
 Message *proc_signal_copy(Term t, int kind, Term from, uint64_t ref);
 Message *proc_message_timeout(uint64_t ref, Term msg);

@@ -117,6 +117,15 @@ Message *proc_message_copy(Term t) {
     return m;
 }
 
+Message *proc_message_try_copy(Term t) {
+    size_t n = copy_size(t), bins = 0;
+    Message *m = message_try_alloc(n);
+    if (!m) return NULL;
+    m->term = n ? copy_term_bins(t, m->mem, &bins) : t;
+    m->bins = bins != 0;
+    return m;
+}
+
 /* {timeout, Ref, Msg}, as erlang:start_timer/3 delivers it */
 Message *proc_message_timeout(uint64_t ref, Term msg) {
     size_t n = copy_size(msg);

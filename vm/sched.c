@@ -34,7 +34,6 @@
  * instant a sender may wake it and another scheduler may run it.
  */
 #include <gc.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1002,18 +1001,13 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
         if (is_main) finish(0);
         break;
     case RUN_EXIT: {
-        int oom = p->out_of_memory;
         if (is_main) {
             p->exc_class = EXC_EXIT;
             p->exc_reason = p->exit_reason;
             p->exc_trace = NIL;
             report_uncaught(p);
         }
-        proc_exit(p, p->exit_reason, 0);
-        /* the blocks it grew stay in malloc's arenas (heap.c, heap_init),
-         * where the Boehm heap (code, the compiler) cannot have them: give
-         * them back to the system after a death for want of memory */
-        if (oom) malloc_trim(0);
+        proc_exit(p, p->exit_reason, 0);   /* gives its memory back (proc.c) */
         if (is_main) finish(1);
         break;
     }
