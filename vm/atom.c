@@ -164,7 +164,7 @@ Term atom_intern(const char *name, size_t len)
         return THE_NON_VALUE;
     atom_init();
     uint32_t h = hash_text(name, len);
-    pthread_mutex_lock(&table_lock);
+    boehm_mutex_lock(&table_lock);
     AtomEntry *e = find(name, len, h);
     Term t = e ? make_atom(e->index) : insert(name, len, h);
     pthread_mutex_unlock(&table_lock);
@@ -182,7 +182,7 @@ Term atom_lookup(const char *name, size_t len)
         return THE_NON_VALUE;
     atom_init();
     uint32_t h = hash_text(name, len);
-    pthread_mutex_lock(&table_lock);
+    boehm_mutex_lock(&table_lock);
     AtomEntry *e = find(name, len, h);
     Term t = e ? make_atom(e->index) : THE_NON_VALUE;
     pthread_mutex_unlock(&table_lock);

@@ -54,7 +54,7 @@ static unsigned export_hash(Term m, Term f, int a) {
 
 Export *export_get(Term module, Term name, int arity) {
     unsigned h = export_hash(module, name, arity);
-    pthread_mutex_lock(&export_lock);
+    boehm_mutex_lock(&export_lock);
     ExportNode *n = export_buckets[h];
     for (; n; n = n->next)
         if (n->e.module == module && n->e.name == name && n->e.arity == arity) break;
@@ -140,19 +140,9 @@ static char root_dir[PATH_MAX];
 
 const char *module_root(void) { return root_dir; }
 
-/* Boehm's heap, where the compiler works and code lives, only grows. It
- * starts with room to compile a module as big as any in stdlib/ (lists.mini
- * peaks near 9 MB), taken while the address space is free: a module first
- * called after processes have used up the memory (a monitor that loads
- * lists to recover from a death for memory) still compiles. Glibc's arenas
- * keep the address space they reserve even when their memory is freed, so
- * under a limit on it (ulimit -v) this room could not be had later. It is
- * address space, touched as the compiler uses it. */
-#define COMPILER_RESERVE ((size_t)16 << 20)
-
 int module_init(const char *argv0) {
     boehm_oom_install();           /* compile_and_load's jump on a refusal */
-    GC_expand_hp(COMPILER_RESERVE);
+    boehm_reserve_take();          /* and the room it retries in */
     int found = find_root(argv0, root_dir, sizeof root_dir);
     char buf[PATH_MAX + 32];
     snprintf(buf, sizeof buf, "%s/stdlib", root_dir);
@@ -192,18 +182,33 @@ char *module_read_file(const char *path, size_t *len) {
  * printed). `expect` is the module name the file must declare, or 0. Boehm's
  * heap refused while compiling or loading makes it NULL too (boehm_oom.h):
  * the module is as good as missing. Called with load_lock held. */
-static LoadedModule *compile_and_load(const char *path, const char *src, size_t len, Term expect) {
+static LoadedModule *compile_once(const char *path, const char *src, size_t len, Term expect,
+                                  int *was_refused) {
     size_t alen;
     jmp_buf refused;
     if (setjmp(refused)) {
         boehm_oom_release(NULL);
-        fprintf(stderr, "mini: out of memory compiling %s\n", path);
+        *was_refused = 1;
         return NULL;
     }
     boehm_oom_release(&refused);
     CodeModule *cm = compiler_compile_module(path, src, len, expect ? atom_name(expect, &alen) : NULL);
     LoadedModule *lm = cm ? loader_load(cm) : NULL;
     boehm_oom_release(NULL);
+    return lm;
+}
+
+/* A refusal gives back the address space held in reserve (boehm_oom.h) and
+ * tries once more; a module that then loads takes the reserve up again. */
+static LoadedModule *compile_and_load(const char *path, const char *src, size_t len, Term expect) {
+    int refused = 0;
+    LoadedModule *lm = compile_once(path, src, len, expect, &refused);
+    if (refused && boehm_reserve_release()) {
+        refused = 0;
+        lm = compile_once(path, src, len, expect, &refused);
+        if (!refused) boehm_reserve_take();
+    }
+    if (refused) fprintf(stderr, "mini: out of memory compiling %s\n", path);
     return lm;
 }
 
@@ -224,7 +229,7 @@ LoadedModule *module_load_file(const char *path) {
     size_t len;
     char *src = module_read_file(path, &len);
     if (!src) { fprintf(stderr, "%s: cannot read file\n", path); return NULL; }
-    pthread_mutex_lock(&load_lock);
+    boehm_mutex_lock(&load_lock);
     LoadedModule *lm = compile_and_load(path, src, len, 0);
     pthread_mutex_unlock(&load_lock);
     return lm;
@@ -263,21 +268,21 @@ static int load_from_path(Term mod) {
 }
 
 int module_reload(Term mod) {
-    pthread_mutex_lock(&load_lock);
+    boehm_mutex_lock(&load_lock);
     int r = load_from_path(mod);
     pthread_mutex_unlock(&load_lock);
     return r;
 }
 
 LoadedModule *module_load_compiled(const struct CodeModule *cm) {
-    pthread_mutex_lock(&load_lock);
+    boehm_mutex_lock(&load_lock);
     LoadedModule *lm = loader_load(cm);
     pthread_mutex_unlock(&load_lock);
     return lm;
 }
 
 LoadedModule *module_nth(int i) {
-    pthread_mutex_lock(&load_lock);
+    boehm_mutex_lock(&load_lock);
     LoadedModule *lm = i >= 0 && i < nmodules ? modules[i] : NULL;
     pthread_mutex_unlock(&load_lock);
     return lm;
@@ -291,7 +296,7 @@ const char *module_path_nth(int i) {
 }
 
 int module_ensure_loaded(Term mod) {
-    pthread_mutex_lock(&load_lock);
+    boehm_mutex_lock(&load_lock);
     int ok = module_find(mod) != NULL;
     if (!ok) {
         ok = load_from_path(mod) > 0;
