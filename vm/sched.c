@@ -76,6 +76,10 @@ struct Scheduler {
                                         work queued behind (owner writes) */
     _Atomic uint64_t last_spawn_us;  /* when a slice that spawned last ended
                                         (owner writes, once per such slice) */
+    uint64_t batch_since_us;         /* 0, or when the batch from outside it
+                                        drains came in (owner only;
+                                        policy_batch_wakes) ... */
+    uint32_t batch_picks;            /* ... and the picks since */
     _Alignas(CACHE_LINE) _Atomic(Process *) runnext;
     _Alignas(CACHE_LINE) _Atomic(uintptr_t) ring[RUNQ_SIZE];   /* Process *, | FRESH, | BUSY */
     _Alignas(CACHE_LINE) int id;
@@ -437,12 +441,26 @@ static void make_global(Process *p) {
     wake_idle_for(1);
 }
 
+static int spin_worth(void);
+
+/* While s drains a batch it took in from outside, surplus wakes a sleeper
+ * only if a core is free for it (spin_worth: the awake schedulers and async
+ * threads leave one) or the batch is worth a core taken from a thread at
+ * work (policy_batch_wakes); 1 otherwise. */
+static int batch_worth_a_wake(Scheduler *s, uint32_t left) {
+    if (!s->batch_since_us || spin_worth()) return 1;
+    if (!policy_batch_wakes(left, s->batch_picks, timer_now_us() - s->batch_since_us)) return 0;
+    s->batch_since_us = 0;               /* worth it: an ordinary queue again */
+    return 1;
+}
+
 /* Queues p in s's ring, or the global queue if it belongs there; wakes a
  * sleeper when that makes surplus (policy_queue_wakes). */
 static void make_runnable(Scheduler *s, Process *p) {
     if (place_of(s, p, WHY_YIELDED) == PLACE_GLOBAL) { make_global(p); return; }
     runq_put(s, p);
-    if (policy_queue_wakes(runq_length(s))) wake_idle();
+    uint32_t len = runq_length(s);
+    if (policy_queue_wakes(len) && batch_worth_a_wake(s, len)) wake_idle();
 }
 
 /* Like make_runnable, but it wakes nobody when p stays here (work that is
@@ -492,9 +510,15 @@ static int inject_take(Scheduler *s) {
     if (!p) return 0;
     Process *order = NULL;                   /* oldest first */
     while (p) { Process *next = p->next_run; p->next_run = order; order = p; p = next; }
+    /* no wake-up for the batch: find_local's streak wakes a sleeper if it
+     * is worth one (policy_batch_wakes) */
+    if (order->next_run && !s->batch_since_us) {
+        s->batch_since_us = timer_now_us();
+        s->batch_picks = 0;
+    }
     while (order) {
         Process *next = order->next_run;
-        make_runnable(s, order);
+        make_runnable_quietly(s, order, 0, WHY_YIELDED);
         order = next;
     }
     return 1;
@@ -595,7 +619,12 @@ static Process *find_local(Scheduler *s, SWord *budget) {
             int streak = policy_lone_streak(atomic_load_explicit(&s->lone_streak, memory_order_relaxed),
                                             runq_length(s));
             atomic_store_explicit(&s->lone_streak, streak, memory_order_relaxed);
-            if (policy_streak_wakes(streak)) wake_idle();
+            uint32_t left = runq_length(s);
+            if (s->batch_since_us) {
+                s->batch_picks++;
+                if (!left) s->batch_since_us = 0;            /* drained */
+            }
+            if (policy_streak_wakes(streak) && batch_worth_a_wake(s, left)) wake_idle();
             return p;
         }
         case PICK_GLOBAL:
@@ -610,6 +639,7 @@ static Process *find_local(Scheduler *s, SWord *budget) {
             continue;
         case PICK_NONE:
             s->chain_reds = 0;
+            s->batch_since_us = 0;           /* a batch from outside is gone too */
             return NULL;
         }
     }

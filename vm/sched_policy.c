@@ -61,6 +61,22 @@ int policy_lone_streak(int streak, uint32_t left) {
 
 int policy_streak_wakes(int streak) { return streak >= POLICY_LONE_STREAK; }
 
+/* Completions of async jobs and I/O readiness come in batches (async.c
+ * puts off a wake-up so that one carries many), often of a few
+ * microseconds' work an item: a port hands a result to its owner, which
+ * takes it and waits again. A second scheduler woken for such a batch paid
+ * a futex wake and then its own sleep, for a share of work its waker would
+ * have finished before it was running. So while a batch is drained, a
+ * streak wakes a sleeper only if what is queued, at the pace of the picks
+ * so far, would keep the woken scheduler busy for POLICY_STEAL_PAYOFF_US
+ * with its half: the rule a thief's steal must pay by. Items that compute
+ * for long show it at the first picks and wake at once; a batch of short
+ * ones is drained here. */
+int policy_batch_wakes(uint32_t left, uint32_t picks, uint64_t elapsed_us) {
+    if (picks == 0) return 0;
+    return (uint64_t)left * elapsed_us / picks >= 2 * (uint64_t)POLICY_STEAL_PAYOFF_US;
+}
+
 /* One queued behind the running process is no surplus (a displaced LED runs
  * in a moment); two are. */
 int policy_queue_wakes(uint32_t len) { return len >= POLICY_SURPLUS; }

@@ -59,6 +59,12 @@ typedef enum {
 
 PickFrom policy_pick(const PickView *v);
 
+/* While a scheduler drains a batch it took in from outside (async
+ * completions, I/O readiness): may its streak wake a sleeper, with `left`
+ * processes queued, `picks` made and `elapsed_us` spent since the batch
+ * came in (sched_policy.c)? */
+int policy_batch_wakes(uint32_t left, uint32_t picks, uint64_t elapsed_us);
+
 /* ---- where a process made runnable goes ---- */
 
 typedef enum { WHY_WOKEN, WHY_SPAWNED, WHY_YIELDED, WHY_HANDED } RunnableWhy;

@@ -115,6 +115,20 @@ static void test_wakes(void) {
     CHECK_EQ(policy_lone_streak(POLICY_LONE_STREAK, 0), 0, "an empty ring ends it");
 }
 
+/* ---- a batch taken in from outside ---- */
+static void test_batch_wakes(void) {
+    CHECK_EQ(policy_batch_wakes(100, 0, 0), 0, "no pick yet: no pace to judge by");
+    CHECK_EQ(policy_batch_wakes(110, 6, 20), 0,
+             "110 completions left at 3 us a pick: drained here before a woken scheduler would start");
+    CHECK_EQ(policy_batch_wakes(2, 1, 1500), 1,
+             "items that compute for 1.5 ms each: two left keep a second scheduler busy");
+    CHECK_EQ(policy_batch_wakes(1000, 10, 30), 1, "a thousand short items: worth a second core");
+    CHECK_EQ(policy_batch_wakes(0, 10, 30000), 0, "nothing left: nobody to wake");
+    uint32_t left = 2 * POLICY_STEAL_PAYOFF_US;       /* at 1 us a pick */
+    CHECK_EQ(policy_batch_wakes(left, 100, 100), 1, "the woken one's half pays exactly");
+    CHECK_EQ(policy_batch_wakes(left - 1, 100, 100), 0, "one short of paying");
+}
+
 /* ---- what a thief takes ---- */
 static void test_steal_count(void) {
     static const struct { const char *what; VictimView v; uint32_t want; } rows[] = {
@@ -244,6 +258,7 @@ int main(void) {
     test_global_not_starved();
     test_place();
     test_wakes();
+    test_batch_wakes();
     test_steal_count();
     test_yield_busy();
     test_runnext();
