@@ -46,6 +46,7 @@
 
 #include "sched.h"
 #include "ets_lock.h"
+#include "qsbr.h"
 #include "fatal.h"
 #include "atom.h"
 #include "proc.h"
@@ -681,7 +682,17 @@ static void futex_sleep(Scheduler *s, int64_t wait);
  * scheduler sleeps there: then an fd that becomes ready wakes s, which
  * hands it to its port (poll_deliver) once it counts as awake again.
  * Returns 1 if it fetched readiness to deliver. */
+static int sched_sleep_quietly(Scheduler *s, int64_t wait);
 static int sched_sleep(Scheduler *s, int64_t wait) {
+    /* asleep it holds no pointer into a lock-free structure (qsbr.h) */
+    if (wait == 0) return sched_sleep_quietly(s, 0);      /* (no sleep) */
+    qsbr_offline();
+    int io = sched_sleep_quietly(s, wait);
+    qsbr_online();
+    return io;
+}
+
+static int sched_sleep_quietly(Scheduler *s, int64_t wait) {
     Scheduler *none = NULL;
     if (wait == 0 || !poll_active() || atomic_load_explicit(&poll_sleeper, memory_order_relaxed) ||
         !atomic_compare_exchange_strong(&poll_sleeper, &none, s)) {
@@ -1056,12 +1067,15 @@ static void scheduler_loop(Scheduler *s) {
     self_sched = s;
     timer_sched_start(s->id);       /* this thread's timers and reference tag */
     ets_slot_set(s->id);            /* its own reader slot in every ETS lock */
+    qsbr_thread_start(s->id);       /* it reads ETS tables without locks */
     /* take the first page faults of this thread's message blocks now, not
      * in the middle of the first send */
     heap_frag_free(heap_frag_new(1));
     heap_reserve_init();
     unsigned ticks = 0;
     while (!atomic_load_explicit(&finished, memory_order_relaxed)) {
+        /* between two slices: no pointer into a lock-free structure is held */
+        qsbr_quiescent();
         if ((++ticks & 15) == 0 || s->chain_reds == 0) {
             timer_fire_due();
             io_look(s);
@@ -1078,6 +1092,7 @@ static void scheduler_loop(Scheduler *s) {
         if (!p) p = idle(s, &budget);
         if (p) run_one(s, p, budget);
     }
+    qsbr_offline();
 }
 
 static void *scheduler_thread(void *arg) {
@@ -1093,6 +1108,7 @@ void sched_init(int n, int smp) {
     if (!smp) n = 1;
     smp_enabled = smp;
     nscheds = n;
+    qsbr_init(n);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     ncores = cores > 0 ? (int)cores : 1;
     atomic_store(&nonline, n);

@@ -1,7 +1,8 @@
 /* bif_ets.c — the ETS BIFs: argument checks, access rights and OTP 25's
  * badarg cases, over the storage of vm/ets/. Every BIF holds the registry's
  * read lock from finding its table to returning (ets.h says why), and the
- * lock of each stripe it touches while it touches it. Objects are copied
+ * lock of each stripe it touches while it touches it — but lookups, which
+ * first try without any lock (below, "lookups without locks"). Objects are copied
  * into the table before a stripe is locked, and out of it (onto the
  * caller's heap) while it is. */
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include "term_build.h"
 #include "outbuf.h"
 #include "dist.h"
+#include "copy.h"
+#include "binary.h"
 
 #define A(name) atom_intern_cstr(name)
 
@@ -125,7 +128,10 @@ static Term do_insert(Process *p, Term *args, int new_only)
         ets_stripe_wlock(t, s);
         EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
         if (o && o->flat && o->words == tuple_arity(x) + 1) {
-            memcpy(o->data + 1, tuple_elems(x), tuple_arity(x) * sizeof(Term));
+            /* word by word: a lock-free reader may be copying them (and
+             * will see the sequence count move) */
+            for (UWord i = 0; i < tuple_arity(x); i++)
+                if (o->data[1 + i] != tuple_elems(x)[i]) ETS_SET_WORD(o->data[1 + i], tuple_elems(x)[i]);
         } else if ((o = ets_obj_new(x, h)) != NULL) {
             ets_stripe_insert(t, s, o);
         }
@@ -221,8 +227,87 @@ static Term lookup_list(Process *p, EtsTable *t, EtsStripe *s, Term key, uint32_
     return res;
 }
 
+/* ---- lookups without locks (ets.h, "Reading without locks") ----
+ *
+ * A lookup, member or lookup_element on a set or an ordered_set that has
+ * not split finds its table, walks to its object and copies what it needs
+ * onto the caller's heap with no lock and no write to shared memory; the
+ * result stands if neither the registry's nor the stripe's sequence count
+ * moved meanwhile. Anything else (a writer inside or in between, a bag, a
+ * missing table or key where the answer is badarg, a refused heap) falls
+ * back to the locked path, which gives the answer or the error; a copy
+ * that did not stand is left on the heap as garbage. */
+
+enum { LF_LOOKUP, LF_MEMBER, LF_ELEMENT };
+
+/* Copies one top-level element of a stored tuple: a word written in place
+ * is read once, atomically; a boxed element is never written in place. */
+static Term lf_copy_elem(Process *p, Term *word, int *ok)
+{
+    Term e = ETS_GET_WORD(*word);
+    if (is_immed(e)) return e;
+    size_t n = copy_size(e);
+    Term *hp = heap_alloc_try(p, n);
+    if (!hp) { *ok = 0; return NIL; }
+    Term c = copy_term(e, hp);
+    binary_adopt(p, hp, hp + n);
+    return c;
+}
+
+/* The object as a list of one on p's heap. */
+static Term lf_copy_obj(Process *p, const EtsObj *o, int *ok)
+{
+    Term *obj = tuple_elems(o->term);
+    UWord a = tuple_arity(o->term);
+    Term *hp = heap_alloc_try(p, 2 + 1 + a);
+    if (!hp) { *ok = 0; return NIL; }
+    hp[2] = make_tuple_header(a);
+    if (o->flat) {
+        for (UWord i = 0; i < a; i++) hp[3 + i] = ETS_GET_WORD(obj[i]);
+    } else {
+        for (UWord i = 0; i < a && *ok; i++) hp[3 + i] = lf_copy_elem(p, &obj[i], ok);
+        if (!*ok) return NIL;
+    }
+    hp[0] = make_boxed(hp + 2);
+    hp[1] = NIL;
+    return make_list(hp);
+}
+
+/* 1 and *res if the lock-free read stands; 0: take the locks. */
+static int lookup_lockfree(Process *p, Term tid, Term key, int what, SWord pos, Term *res)
+{
+    uint32_t rseq = ets_seq_begin(&ets_reg_lock);
+    if (rseq & 1) return 0;
+    EtsTable *t = ets_find_lockfree(tid);
+    /* (type, the split flag, the stripes and, for a table that does not
+     * split, their number never change; access and owner are loaded once) */
+    if (!t || (t->type != ETS_SET && t->type != ETS_ORDERED_SET) || t->oset_split) return 0;
+    if (ETS_GET_LINK(t->access) == ETS_PRIVATE && ETS_GET_LINK(t->owner) != p->pid) return 0;
+    uint32_t h = key_hash(t, key);
+    EtsStripe *s = ets_key_stripe(t, key, h);
+    uint32_t sseq = ets_seq_begin(&s->lock);
+    if (sseq & 1) return 0;
+    EtsObj *o = ets_stripe_find_lockfree(t, s, key, h);
+    if (o == ETS_LF_GAVE_UP) return 0;
+    Term r;
+    int ok = 1;
+    if (what == LF_MEMBER) {
+        r = BOOL(o != NULL);
+    } else if (what == LF_LOOKUP) {
+        r = o ? lf_copy_obj(p, o, &ok) : NIL;
+    } else {
+        if (!o || (SWord)tuple_arity(o->term) < pos) return 0;      /* badarg */
+        r = lf_copy_elem(p, &tuple_elems(o->term)[pos - 1], &ok);
+    }
+    if (!ok || !ets_seq_still(&s->lock, sseq) || !ets_seq_still(&ets_reg_lock, rseq)) return 0;
+    *res = r;
+    return 1;
+}
+
 Term bif_ets_lookup_2(Process *p, Term *args)
 {
+    Term lf;
+    if (lookup_lockfree(p, args[0], args[1], LF_LOOKUP, 0, &lf)) return lf;
     TABLE(p, args[0], NEED_READ);
     Term key = args[1];
     uint32_t h = key_hash(t, key);
@@ -236,6 +321,8 @@ Term bif_ets_lookup_2(Process *p, Term *args)
 
 Term bif_ets_member_2(Process *p, Term *args)
 {
+    Term lf;
+    if (lookup_lockfree(p, args[0], args[1], LF_MEMBER, 0, &lf)) return lf;
     TABLE(p, args[0], NEED_READ);
     uint32_t h = key_hash(t, args[1]);
     EtsStripe *s = ets_key_stripe(t, args[1], h);
@@ -247,8 +334,10 @@ Term bif_ets_member_2(Process *p, Term *args)
 
 Term bif_ets_lookup_element_3(Process *p, Term *args)
 {
+    Term key = args[1], pos = args[2], lf;
+    if (is_small(pos) && small_val(pos) >= 1 && lookup_lockfree(p, args[0], key, LF_ELEMENT, small_val(pos), &lf))
+        return lf;
     TABLE(p, args[0], NEED_READ);
-    Term key = args[1], pos = args[2];
     if (!is_small(pos) || small_val(pos) < 1) FAIL(p);
     SWord i = small_val(pos);
     uint32_t h = key_hash(t, key);
@@ -363,7 +452,8 @@ static void replace_obj(EtsTable *t, EtsStripe *s, EtsObj *o, Term *vals, UWord 
         /* an immediate over an immediate: written over the stored word,
          * under the write lock, so no reader sees half of it; the object's
          * size and binaries stay as they were */
-        for (UWord i = 0; i < n; i++) tuple_elems(o->term)[i] = vals[i];
+        for (UWord i = 0; i < n; i++)       /* (only words that change: the key's is read lock-free) */
+            if (tuple_elems(o->term)[i] != vals[i]) ETS_SET_WORD(tuple_elems(o->term)[i], vals[i]);
         return;
     }
     Term *hp = heap_alloc(p, n + 1);
@@ -426,7 +516,7 @@ static Term do_update_counter(Process *p, Term *args, Term deflt)
         Term *w = &tuple_elems(o->term)[ops[0].pos - 1];
         SWord v = small_val(*w) + small_val(ops[0].incr);
         if (fits_small(v)) {
-            *w = make_small(v);
+            ETS_SET_WORD(*w, make_small(v));
             ets_wunlock(&s->lock);
             DONE(make_small(v));
         }
@@ -885,7 +975,7 @@ Term bif_ets_setopts_2(Process *p, Term *args)
     if (!t || t->owner != p->pid) { ets_registry_wunlock(); BIF_ERROR(p, AM_badarg); }
     for (l = opts; one || is_list(l); l = list_tail(l)) {
         Term o = one ? opts : list_head(l);
-        if (setopt_kind(o, &access) == 2) t->access = access;
+        if (setopt_kind(o, &access) == 2) ETS_SET_LINK(t->access, access);
         else {
             if (t->heir_data) { ets_obj_free(t->heir_data); t->heir_data = NULL; }
             t->heir = ATOM_TERM(none);

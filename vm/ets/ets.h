@@ -7,8 +7,8 @@
  * tuple copied by copy_term (copy.h), so its large binaries are shared by
  * reference count, and copied again onto the heap of whoever reads it.
  *
- * Locking (docs/internals.md, "ETS"): every operation holds the registry's
- * read lock (a reader-slot lock: no shared cache line between schedulers)
+ * Locking (docs/internals.md, "ETS"): every operation (but the lock-free
+ * lookups, below) holds the registry's read lock (a reader-slot lock: no shared cache line between schedulers)
  * for its whole length, so a table cannot be freed under it; deleting,
  * creating, renaming and giving away take it for writing. Inside, a table
  * of type set, bag or duplicate_bag is cut into stripes by key hash (one
@@ -19,6 +19,18 @@
  * stripes stay in key order, split at bounds[]), up to ETS_OSET_MAX_STRIPES.
  * The lock kind is ETS_LOCK_SLOTS with read_concurrency, ETS_LOCK_RW
  * without.
+ *
+ * Reading without locks: ets:lookup, member and lookup_element on a set or
+ * an ordered_set that has not split take no lock at all. They find the
+ * table and walk the chain or tree as writers change them, and trust what
+ * they read only if neither the registry's nor the stripe's sequence count
+ * (ets_lock.h) moved meanwhile; else they take the locks as every other
+ * operation does. For that: every link such a reader follows is stored with
+ * ETS_SET_LINK, the words of an object that are written in place (an
+ * immediate over an immediate) are stored and read one word at a time
+ * atomically, and nothing a reader may stand on is freed while it can:
+ * objects, chain arrays and tables are retired (qsbr.h) and freed once
+ * every scheduler has been between two slices since.
  */
 #ifndef MINI_ETS_H
 #define MINI_ETS_H
@@ -28,6 +40,17 @@
 #include "compare.h"
 
 enum { ETS_SET, ETS_ORDERED_SET, ETS_BAG, ETS_DUPLICATE_BAG };
+
+/* A field a reader without locks may load while a writer changes it (see
+ * above): stored with release, so that what it points to is complete before
+ * it can be reached, and loaded with acquire. */
+#define ETS_SET_LINK(lv, v) __atomic_store_n(&(lv), (v), __ATOMIC_RELEASE)
+#define ETS_GET_LINK(lv) __atomic_load_n(&(lv), __ATOMIC_ACQUIRE)
+/* A word of an object written in place, and its lock-free read (release
+ * and acquire too, which the sequence count's check relies on: ets_lock.h;
+ * on x86 all four are plain moves). */
+#define ETS_SET_WORD(lv, v) __atomic_store_n(&(lv), (v), __ATOMIC_RELEASE)
+#define ETS_GET_WORD(lv) __atomic_load_n(&(lv), __ATOMIC_ACQUIRE)
 enum { ETS_PUBLIC, ETS_PROTECTED, ETS_PRIVATE };
 
 typedef struct EtsObj {
@@ -98,6 +121,10 @@ EtsTable *ets_find(Term tid);
  * (built on p's heap, or at hp when p is NULL: REF_WORDS words). */
 Term ets_tid(Process *p, EtsTable *t, Term *hp);
 
+/* The same without the lock (a lock-free lookup, see above): the caller
+ * checks the registry's sequence count afterwards. */
+EtsTable *ets_find_lockfree(Term tid);
+
 /* Creates and registers a table (takes the write lock). NULL with *why set:
  * 1 the name is taken, 2 out of memory. */
 EtsTable *ets_create(Process *owner, Term name, int named, int type, int access, int keypos,
@@ -135,7 +162,11 @@ static inline int ets_key_cmp(Term a, Term b)
 /* A tuple of immediates: copied into and out of a table word for word. */
 int ets_tuple_flat(Term tuple);
 EtsObj *ets_obj_new(Term obj, uint32_t hash);
+/* Frees an object no reader can have seen (never in a table). */
 void ets_obj_free(EtsObj *o);
+/* Frees an object taken out of a table once no lock-free reader can stand
+ * on it (qsbr.h). */
+void ets_obj_retire(EtsObj *o);
 /* A copy of the stored term on p's heap (its binaries adopted by p), or
  * THE_NON_VALUE when the system refuses the words (p is then marked to die
  * for want of memory; the caller unlocks and returns bif_out_of_memory). */
@@ -203,6 +234,13 @@ void ets_oset_split_wanted(EtsTable *t);
 /* Within a locked stripe: the first object of a key (set and bags: and
  * *prevp the link that points to it), NULL if none. */
 EtsObj *ets_stripe_find(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsObj ***prevp);
+/* Without any lock: the object of key in a set or an ordered_set that has
+ * not split, NULL if none, or ETS_LF_GAVE_UP when the walk went on for
+ * longer than a consistent chain or tree allows (a writer is reshaping
+ * it). Valid only if the stripe's sequence count did not move. */
+#define ETS_LF_GAVE_UP ((EtsObj *)1)
+EtsObj *ets_stripe_find_lockfree(EtsTable *t, EtsStripe *s, Term key, uint32_t hash);
+
 /* Inserts o into a write-locked stripe as the table's type says (replacing
  * an object of the same key in a set or ordered_set, skipping an exact
  * duplicate in a bag). */

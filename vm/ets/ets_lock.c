@@ -36,6 +36,7 @@ int ets_lock_init(EtsLock *l, int kind, int nslots)
     l->slots = NULL;
     atomic_init(&l->writer, 0);
     atomic_init(&l->word, 0);
+    atomic_init(&l->seq, 0);
     if (kind == ETS_LOCK_RW) return 0;
     pthread_mutex_init(&l->wmu, NULL);
     l->slots = aligned_alloc(64, sizeof(EtsSlot) * (size_t)l->nslots);

@@ -16,7 +16,12 @@
  * until every slot is zero, so writing costs a pass over the slots. (This is
  * the "big reader" lock; OTP's read_concurrency does the same.)
  *
- * The uncontended paths are inline: a lookup takes two of these locks.
+ * Both kinds count writers in seq, a sequence lock beside the lock itself:
+ * odd while a writer is inside, stepped twice by each. A reader that takes
+ * no lock at all (ets:lookup on a set, bif_ets.c) reads seq before and after
+ * its walk, and trusts what it read only if seq was even and did not move.
+ *
+ * The uncontended paths are inline.
  */
 #ifndef MINI_ETS_LOCK_H
 #define MINI_ETS_LOCK_H
@@ -39,6 +44,7 @@ typedef struct EtsLock {
                                     number & slot_mask (a % would divide,
                                     tens of cycles on every lock and unlock) */
     _Atomic uint32_t word;       /* ETS_LOCK_RW: the bits below             */
+    _Atomic uint32_t seq;        /* both: odd while a writer is inside       */
     pthread_mutex_t wmu;         /* ETS_LOCK_SLOTS: writers queue here ... */
     atomic_int writer;           /* ... and the one holding it raises this */
     EtsSlot *slots;
@@ -73,6 +79,28 @@ int ets_slot_assign(void);
 void ets_slot_set(int slot);
 static inline int ets_thread_slot(void) { return ets_my_slot >= 0 ? ets_my_slot : ets_slot_assign(); }
 
+/* The writer's side of seq: after taking the lock, before letting go.
+ * No fences: every store a lock-free reader may load is a release store
+ * (ETS_SET_LINK, ETS_SET_WORD in ets.h) and every such load an acquire
+ * load, so a reader that loads anything this writer stored afterwards also
+ * sees the odd count on its second look (and the loads before that look
+ * cannot pass it). */
+static inline void ets_seq_enter(EtsLock *l)
+{
+    atomic_store_explicit(&l->seq, atomic_load_explicit(&l->seq, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+static inline void ets_seq_leave(EtsLock *l)
+{
+    atomic_store_explicit(&l->seq, atomic_load_explicit(&l->seq, memory_order_relaxed) + 1, memory_order_release);
+}
+/* A lock-free reader's side: the value to check against (odd: a writer is
+ * inside, do not start), and whether nothing was written since. */
+static inline uint32_t ets_seq_begin(EtsLock *l) { return atomic_load_explicit(&l->seq, memory_order_acquire); }
+static inline int ets_seq_still(EtsLock *l, uint32_t seq)
+{
+    return atomic_load_explicit(&l->seq, memory_order_relaxed) == seq;
+}
+
 static inline void ets_runlock(EtsLock *l)
 {
     if (l->kind == ETS_LOCK_RW) {
@@ -91,14 +119,18 @@ static inline int ets_wlock_noted(EtsLock *l)
 {
     if (l->kind == ETS_LOCK_RW) {
         uint32_t v = 0;
-        if (atomic_compare_exchange_strong_explicit(&l->word, &v, ETS_RW_WRITER, memory_order_acquire, memory_order_relaxed))
+        if (atomic_compare_exchange_strong_explicit(&l->word, &v, ETS_RW_WRITER, memory_order_acquire, memory_order_relaxed)) {
+            ets_seq_enter(l);
             return 1;
+        }
         ets_rw_wlock_slow(l);
+        ets_seq_enter(l);
         return 0;
     }
     int at_once = pthread_mutex_trylock(&l->wmu) == 0;
     if (!at_once) pthread_mutex_lock(&l->wmu);
     ets_slots_wait_readers(l);
+    ets_seq_enter(l);
     return at_once;
 }
 
@@ -126,6 +158,7 @@ static inline void ets_wlock(EtsLock *l) { (void)ets_wlock_noted(l); }
 
 static inline void ets_wunlock(EtsLock *l)
 {
+    ets_seq_leave(l);
     if (l->kind == ETS_LOCK_RW) {
         uint32_t v = ETS_RW_WRITER;
         if (atomic_compare_exchange_strong_explicit(&l->word, &v, 0, memory_order_release, memory_order_relaxed))

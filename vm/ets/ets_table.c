@@ -14,6 +14,7 @@
 #include "map.h"
 #include "proc.h"
 #include "sched.h"
+#include "qsbr.h"
 
 /* Stripes of a set or bag with write_concurrency: writers of keys in
  * different stripes run at once; 64 is OTP's lock count for the same option
@@ -36,8 +37,13 @@ static EtsTable *by_id0[REG_MIN_BUCKETS], *by_name0[REG_MIN_BUCKETS];
 static EtsTable **by_id = by_id0, **by_name = by_name0;
 static size_t reg_buckets = REG_MIN_BUCKETS, reg_count;
 
-static inline size_t id_slot(uint64_t id) { return (size_t)((id * 0x9E3779B97F4A7C15ull) >> 40) & (reg_buckets - 1); }
-static inline size_t name_slot(Term name) { return (size_t)((atom_val(name) * 0x9E3779B97F4A7C15ull) >> 40) & (reg_buckets - 1); }
+/* The registry's arrays only grow: a new array is stored before its size,
+ * so a lock-free reader that loads the size first never indexes past the
+ * array it then loads. */
+static inline size_t id_slot_in(uint64_t id, size_t nb) { return (size_t)((id * 0x9E3779B97F4A7C15ull) >> 40) & (nb - 1); }
+static inline size_t name_slot_in(Term name, size_t nb) { return (size_t)((atom_val(name) * 0x9E3779B97F4A7C15ull) >> 40) & (nb - 1); }
+static inline size_t id_slot(uint64_t id) { return id_slot_in(id, reg_buckets); }
+static inline size_t name_slot(Term name) { return name_slot_in(name, reg_buckets); }
 
 static EtsTable *find_name(Term name)
 {
@@ -56,6 +62,29 @@ EtsTable *ets_find(Term tid)
     return NULL;
 }
 
+/* A walk of a registry chain longer than this is one a writer is
+ * relinking (reg_grow): the reader gives up and takes the lock. */
+#define LF_CHAIN_MAX 4096
+
+EtsTable *ets_find_lockfree(Term tid)
+{
+    size_t nb = ETS_GET_LINK(reg_buckets);
+    int steps = 0;
+    if (is_atom(tid)) {
+        EtsTable **arr = ETS_GET_LINK(by_name);
+        for (EtsTable *t = ETS_GET_LINK(arr[name_slot_in(tid, nb)]); t && steps < LF_CHAIN_MAX;
+             t = ETS_GET_LINK(t->next_name), steps++)
+            if (ETS_GET_LINK(t->name) == tid) return t;
+        return NULL;
+    }
+    if (!is_ref(tid) || header_arity(boxed_header(tid)) != 1) return NULL;
+    uint64_t id = ref_number(tid);
+    EtsTable **arr = ETS_GET_LINK(by_id);
+    for (EtsTable *t = ETS_GET_LINK(arr[id_slot_in(id, nb)]); t && steps < LF_CHAIN_MAX; t = ETS_GET_LINK(t->next), steps++)
+        if (t->id == id) return t;
+    return NULL;
+}
+
 Term ets_tid(Process *p, EtsTable *t, Term *hp)
 {
     if (t->named) return t->name;
@@ -70,22 +99,25 @@ static void reg_grow(void)
     if (!ni || !nn) { free(ni); free(nn); return; }
     size_t old = reg_buckets;
     EtsTable **oi = by_id, **on = by_name;
-    reg_buckets = nb;
+    /* (lock-free readers still walking the old chains give up or fail
+     * their check of the registry's sequence count) */
     for (size_t i = 0; i < old; i++)
         for (EtsTable *t = oi[i], *nx; t; t = nx) {
             nx = t->next;
-            size_t s = id_slot(t->id);
-            t->next = ni[s]; ni[s] = t;
-            if (t->named) { s = name_slot(t->name); t->next_name = nn[s]; nn[s] = t; }
+            size_t s = id_slot_in(t->id, nb);
+            ETS_SET_LINK(t->next, ni[s]); ni[s] = t;
+            if (t->named) { s = name_slot_in(t->name, nb); ETS_SET_LINK(t->next_name, nn[s]); nn[s] = t; }
         }
-    if (oi != by_id0) { free(oi); free(on); }
-    by_id = ni; by_name = nn;
+    ETS_SET_LINK(by_id, ni);
+    ETS_SET_LINK(by_name, nn);
+    ETS_SET_LINK(reg_buckets, nb);
+    if (oi != by_id0) { qsbr_retire(oi, free); qsbr_retire(on, free); }
 }
 
 static void unlink_name(EtsTable *t)
 {
     for (EtsTable **pp = &by_name[name_slot(t->name)]; *pp; pp = &(*pp)->next_name)
-        if (*pp == t) { *pp = t->next_name; return; }
+        if (*pp == t) { ETS_SET_LINK(*pp, t->next_name); return; }
 }
 
 EtsTable *ets_create(Process *owner, Term name, int named, int type, int access, int keypos,
@@ -125,24 +157,20 @@ EtsTable *ets_create(Process *owner, Term name, int named, int type, int access,
     }
     if (reg_count >= reg_buckets) reg_grow();
     size_t s = id_slot(t->id);
-    t->next = by_id[s]; by_id[s] = t;
-    if (named) { s = name_slot(name); t->next_name = by_name[s]; by_name[s] = t; }
+    t->next = by_id[s]; ETS_SET_LINK(by_id[s], t);
+    if (named) { s = name_slot(name); t->next_name = by_name[s]; ETS_SET_LINK(by_name[s], t); }
     reg_count++;
     atomic_fetch_add(&owner->ets_owned, 1);
     ets_registry_wunlock();
     return t;
 }
 
-void ets_destroy_locked(EtsTable *t)
+/* What is left of a table once its objects are retired: freed when no
+ * lock-free reader can be inside it. */
+static void table_free(void *arg)
 {
-    for (EtsTable **pp = &by_id[id_slot(t->id)]; *pp; pp = &(*pp)->next)
-        if (*pp == t) { *pp = t->next; break; }
-    if (t->named) unlink_name(t);
-    reg_count--;
-    Process *o = proc_lookup(t->owner);
-    if (o) { atomic_fetch_sub(&o->ets_owned, 1); proc_release(o); }
+    EtsTable *t = arg;
     for (int i = 0; i < t->nstripes; i++) {
-        ets_stripe_clear(t, &t->stripes[i]);
         free(t->stripes[i].buckets);
         ets_lock_destroy(&t->stripes[i].lock);
     }
@@ -153,13 +181,25 @@ void ets_destroy_locked(EtsTable *t)
     free(t);
 }
 
+void ets_destroy_locked(EtsTable *t)
+{
+    for (EtsTable **pp = &by_id[id_slot(t->id)]; *pp; pp = &(*pp)->next)
+        if (*pp == t) { ETS_SET_LINK(*pp, t->next); break; }
+    if (t->named) unlink_name(t);
+    reg_count--;
+    Process *o = proc_lookup(t->owner);
+    if (o) { atomic_fetch_sub(&o->ets_owned, 1); proc_release(o); }
+    for (int i = 0; i < t->nstripes; i++) ets_stripe_clear(t, &t->stripes[i]);
+    qsbr_retire(t, table_free);
+}
+
 int ets_rename_locked(EtsTable *t, Term name)
 {
     EtsTable *o = find_name(name);
     if (o && o != t) return -1;
     if (t->named) unlink_name(t);
-    t->name = name;
-    if (t->named) { size_t s = name_slot(name); t->next_name = by_name[s]; by_name[s] = t; }
+    ETS_SET_LINK(t->name, name);
+    if (t->named) { size_t s = name_slot(name); ETS_SET_LINK(t->next_name, by_name[s]); ETS_SET_LINK(by_name[s], t); }
     return 0;
 }
 
@@ -182,7 +222,7 @@ void ets_transfer_locked(EtsTable *t, Term to, Term from, Term data)
     if (o) { atomic_fetch_sub(&o->ets_owned, 1); proc_release(o); }
     Process *n = proc_lookup(to);
     if (n) { atomic_fetch_add(&n->ets_owned, 1); proc_release(n); }
-    t->owner = to;
+    ETS_SET_LINK(t->owner, to);
     /* The receiver may be exiting: proc_exit removes it from the pid table,
      * then reads ets_owned. Counted first and looked up again after, either
      * its exit sees the count (and hands the table on under this lock,
@@ -289,6 +329,10 @@ void ets_obj_free(EtsObj *o)
     free(o);
 }
 
+static void obj_free_cb(void *o) { ets_obj_free(o); }
+
+void ets_obj_retire(EtsObj *o) { qsbr_retire(o, obj_free_cb); }
+
 Term ets_copy_out(Process *p, Term t)
 {
     if (is_immed(t)) return t;
@@ -333,14 +377,16 @@ static void stripe_grow(EtsStripe *s)
             /* append the run at the tail of its new chain */
             EtsObj **pp = &b[j];
             while (*pp) pp = &(*pp)->next;
-            *pp = o;
-            last->next = NULL;
+            ETS_SET_LINK(*pp, o);
+            ETS_SET_LINK(last->next, NULL);
             o = rest;
         }
     }
-    free(s->buckets);
-    s->buckets = b;
-    s->nbuckets = nb;
+    /* the array before its size: a lock-free reader loads the size first,
+     * so it never indexes past the array it loads after */
+    if (s->buckets) qsbr_retire(s->buckets, free);
+    ETS_SET_LINK(s->buckets, b);
+    ETS_SET_LINK(s->nbuckets, nb);
 }
 
 /* key against a tree node's key, as ets_key_cmp; two small integers (the
@@ -401,25 +447,78 @@ EtsObj *ets_stripe_find(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsO
     return *pp;
 }
 
+/* Lock-free walks give up past these lengths: a consistent AVL tree of
+ * any size that fits in memory is under 96 levels deep, and a set's chain
+ * holds about one key; a longer walk is one a writer is reshaping under the
+ * reader (whose check of the sequence count would fail anyway). */
+#define LF_TREE_MAX 96
+#define LF_HASH_MAX 4096
+
+EtsObj *ets_stripe_find_lockfree(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
+{
+    if (t->type == ETS_ORDERED_SET) {
+        EtsObj *n = ETS_GET_LINK(s->root);
+        for (int depth = 0; n; depth++) {
+            if (depth > LF_TREE_MAX) return ETS_LF_GAVE_UP;
+            /* (the key of a stored object is never written in place) */
+            int c = node_cmp(t, key, n);
+            if (c == 0) return n;
+            n = c < 0 ? ETS_GET_LINK(n->left) : ETS_GET_LINK(n->right);
+        }
+        return NULL;
+    }
+    size_t nb = ETS_GET_LINK(s->nbuckets);
+    if (!nb) return NULL;
+    EtsObj **b = ETS_GET_LINK(s->buckets);
+    EtsObj *o = ETS_GET_LINK(b[hash & (nb - 1)]);
+    /* an immediate key is =:= only to the same word; an object whose key
+     * is an immediate cannot match a boxed one, and its words may be
+     * written in place meanwhile: only boxed keys are read from objects */
+    int immed = is_immed(key), steps = 0;
+    for (; o; o = ETS_GET_LINK(o->next)) {
+        if (immed ? o->ikey == key
+                  : o->ikey == THE_NON_VALUE && o->hash == hash && term_eq_exact(ets_key(t, o->term), key))
+            return o;
+        if (++steps > LF_HASH_MAX) return ETS_LF_GAVE_UP;
+    }
+    return NULL;
+}
+
 /* ---- the AVL tree (ordered_set) ---- */
 
 
 static inline int ht(EtsObj *n) { return n ? n->height : 0; }
 static inline void fix(EtsObj *n) { int a = ht(n->left), b = ht(n->right); n->height = (a > b ? a : b) + 1; }
 
-static EtsObj *rot_right(EtsObj *n) { EtsObj *l = n->left; n->left = l->right; l->right = n; fix(n); fix(l); return l; }
-static EtsObj *rot_left(EtsObj *n) { EtsObj *r = n->right; n->right = r->left; r->left = n; fix(n); fix(r); return r; }
+/* (every link is stored with ETS_SET_LINK: lock-free readers walk the tree
+ * as it turns) */
+static EtsObj *rot_right(EtsObj *n)
+{
+    EtsObj *l = n->left;
+    ETS_SET_LINK(n->left, l->right);
+    ETS_SET_LINK(l->right, n);
+    fix(n); fix(l);
+    return l;
+}
+static EtsObj *rot_left(EtsObj *n)
+{
+    EtsObj *r = n->right;
+    ETS_SET_LINK(n->right, r->left);
+    ETS_SET_LINK(r->left, n);
+    fix(n); fix(r);
+    return r;
+}
 
 static EtsObj *balance(EtsObj *n)
 {
     fix(n);
     int b = ht(n->left) - ht(n->right);
     if (b > 1) {
-        if (ht(n->left->left) < ht(n->left->right)) n->left = rot_left(n->left);
+        if (ht(n->left->left) < ht(n->left->right)) ETS_SET_LINK(n->left, rot_left(n->left));
         return rot_right(n);
     }
     if (b < -1) {
-        if (ht(n->right->right) < ht(n->right->left)) n->right = rot_right(n->right);
+        if (ht(n->right->right) < ht(n->right->left)) ETS_SET_LINK(n->right, rot_right(n->right));
         return rot_left(n);
     }
     return n;
@@ -435,15 +534,15 @@ static EtsObj *tree_insert(EtsTable *t, EtsObj *n, EtsObj *o, EtsObj **replaced)
         *replaced = n;
         return o;
     }
-    if (c < 0) n->left = tree_insert(t, n->left, o, replaced);
-    else n->right = tree_insert(t, n->right, o, replaced);
+    if (c < 0) ETS_SET_LINK(n->left, tree_insert(t, n->left, o, replaced));
+    else ETS_SET_LINK(n->right, tree_insert(t, n->right, o, replaced));
     return balance(n);
 }
 
 static EtsObj *tree_pop_min(EtsObj *n, EtsObj **min)
 {
     if (!n->left) { *min = n; return n->right; }
-    n->left = tree_pop_min(n->left, min);
+    ETS_SET_LINK(n->left, tree_pop_min(n->left, min));
     return balance(n);
 }
 
@@ -451,15 +550,15 @@ static EtsObj *tree_delete(EtsTable *t, EtsObj *n, Term key, EtsObj **gone)
 {
     if (!n) return NULL;
     int c = node_cmp(t, key, n);
-    if (c < 0) n->left = tree_delete(t, n->left, key, gone);
-    else if (c > 0) n->right = tree_delete(t, n->right, key, gone);
+    if (c < 0) ETS_SET_LINK(n->left, tree_delete(t, n->left, key, gone));
+    else if (c > 0) ETS_SET_LINK(n->right, tree_delete(t, n->right, key, gone));
     else {
         *gone = n;
         if (!n->left) return n->right;
         if (!n->right) return n->left;
         EtsObj *m;
         EtsObj *r = tree_pop_min(n->right, &m);
-        m->left = n->left; m->right = r;
+        ETS_SET_LINK(m->left, n->left); ETS_SET_LINK(m->right, r);
         return balance(m);
     }
     return balance(n);
@@ -516,17 +615,17 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
             int c = node_cmp(t, key, n);
             if (c == 0) {
                 o->left = n->left; o->right = n->right; o->height = n->height;
-                *link = o;
+                ETS_SET_LINK(*link, o);
                 account(s, o, 1);
-                account(s, n, -1); ets_obj_free(n);
+                account(s, n, -1); ets_obj_retire(n);
                 return;
             }
             link = c < 0 ? &n->left : &n->right;
         }
         EtsObj *rep = NULL;
-        s->root = tree_insert(t, s->root, o, &rep);
+        ETS_SET_LINK(s->root, tree_insert(t, s->root, o, &rep));
         account(s, o, 1);
-        if (rep) { account(s, rep, -1); ets_obj_free(rep); }
+        if (rep) { account(s, rep, -1); ets_obj_retire(rep); }
         return;
     }
     if (!s->nbuckets) stripe_grow(s);
@@ -537,8 +636,8 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
     if (*pp && t->type == ETS_SET) {            /* replace */
         EtsObj *old = *pp;
         o->next = old->next;
-        *pp = o;
-        account(s, old, -1); ets_obj_free(old);
+        ETS_SET_LINK(*pp, o);
+        account(s, old, -1); ets_obj_retire(old);
         account(s, o, 1);
         return;
     }
@@ -557,7 +656,7 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
             pp = &(*pp)->next;
     }
     o->next = *pp;
-    *pp = o;
+    ETS_SET_LINK(*pp, o);
     s->count++;
     account(s, o, 1);
 }
@@ -566,9 +665,9 @@ long ets_stripe_delete_key(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
 {
     if (t->type == ETS_ORDERED_SET) {
         EtsObj *gone = NULL;
-        s->root = tree_delete(t, s->root, key, &gone);
+        ETS_SET_LINK(s->root, tree_delete(t, s->root, key, &gone));
         if (!gone) return 0;
-        account(s, gone, -1); ets_obj_free(gone);
+        account(s, gone, -1); ets_obj_retire(gone);
         return 1;
     }
     EtsObj **pp;
@@ -576,8 +675,8 @@ long ets_stripe_delete_key(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
     long n = 0;
     while (*pp && (*pp)->hash == hash && term_eq_exact(ets_key(t, (*pp)->term), key)) {
         EtsObj *o = *pp;
-        *pp = o->next;
-        account(s, o, -1); ets_obj_free(o);
+        ETS_SET_LINK(*pp, o->next);
+        account(s, o, -1); ets_obj_retire(o);
         s->count--;
         n++;
     }
@@ -588,14 +687,14 @@ void ets_stripe_remove(EtsTable *t, EtsStripe *s, EtsObj *o)
 {
     if (t->type == ETS_ORDERED_SET) {
         EtsObj *gone = NULL;
-        s->root = tree_delete(t, s->root, ets_key(t, o->term), &gone);
-        if (gone) { account(s, gone, -1); ets_obj_free(gone); }
+        ETS_SET_LINK(s->root, tree_delete(t, s->root, ets_key(t, o->term), &gone));
+        if (gone) { account(s, gone, -1); ets_obj_retire(gone); }
         return;
     }
     for (EtsObj **pp = &s->buckets[bucket_of(s, o->hash)]; *pp; pp = &(*pp)->next)
         if (*pp == o) {
-            *pp = o->next;
-            account(s, o, -1); ets_obj_free(o);
+            ETS_SET_LINK(*pp, o->next);
+            account(s, o, -1); ets_obj_retire(o);
             s->count--;
             return;
         }
@@ -606,17 +705,19 @@ static void tree_free(EtsStripe *s, EtsObj *n)
     while (n) {
         tree_free(s, n->left);
         EtsObj *r = n->right;
-        account(s, n, -1); ets_obj_free(n);
+        account(s, n, -1); ets_obj_retire(n);
         n = r;
     }
 }
 
 void ets_stripe_clear(EtsTable *t, EtsStripe *s)
 {
-    if (t->type == ETS_ORDERED_SET) { tree_free(s, s->root); s->root = NULL; return; }
+    /* (retired before they are unlinked, both in this one call: they are
+     * tagged at the next quiescent point, after it) */
+    if (t->type == ETS_ORDERED_SET) { tree_free(s, s->root); ETS_SET_LINK(s->root, NULL); return; }
     for (size_t i = 0; i < s->nbuckets; i++) {
-        for (EtsObj *o = s->buckets[i], *nx; o; o = nx) { nx = o->next; account(s, o, -1); ets_obj_free(o); }
-        s->buckets[i] = NULL;
+        for (EtsObj *o = s->buckets[i], *nx; o; o = nx) { nx = o->next; account(s, o, -1); ets_obj_retire(o); }
+        ETS_SET_LINK(s->buckets[i], NULL);
     }
     s->count = 0;
 }
@@ -723,8 +824,8 @@ static EtsObj *tree_build(EtsObj **v, long lo, long hi)
     if (lo >= hi) return NULL;
     long mid = lo + (hi - lo) / 2;
     EtsObj *n = v[mid];
-    n->left = tree_build(v, lo, mid);
-    n->right = tree_build(v, mid + 1, hi);
+    ETS_SET_LINK(n->left, tree_build(v, lo, mid));
+    ETS_SET_LINK(n->right, tree_build(v, mid + 1, hi));
     fix(n);
     return n;
 }
@@ -733,7 +834,7 @@ static void stripe_fill(EtsStripe *s, EtsObj **v, long lo, long hi)
 {
     long words = 0;
     for (long i = lo; i < hi; i++) words += (long)(v[i]->words + sizeof *v[i] / sizeof(Term));
-    s->root = tree_build(v, lo, hi);
+    ETS_SET_LINK(s->root, tree_build(v, lo, hi));
     atomic_store_explicit(&s->size, hi - lo, memory_order_relaxed);
     atomic_store_explicit(&s->words, words, memory_order_relaxed);
     atomic_store_explicit(&s->contention, 0, memory_order_relaxed);
@@ -765,7 +866,7 @@ static int oset_split(EtsTable *t, int i)
     /* stripes i+1.. move up one place, their trees and counts with them */
     for (int j = n_st; j > i + 1; j--) {
         EtsStripe *to = &t->stripes[j], *from = &t->stripes[j - 1];
-        to->root = from->root;
+        ETS_SET_LINK(to->root, from->root);
         atomic_store_explicit(&to->size, atomic_load_explicit(&from->size, memory_order_relaxed), memory_order_relaxed);
         atomic_store_explicit(&to->words, atomic_load_explicit(&from->words, memory_order_relaxed), memory_order_relaxed);
         atomic_store_explicit(&to->contention, atomic_load_explicit(&from->contention, memory_order_relaxed),
