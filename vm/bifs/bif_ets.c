@@ -39,18 +39,62 @@ static EtsTable *table_get(Process *p, Term tid, int need)
     return t;
 }
 
+/* Whether this BIF holds the registry's read lock. A writer that found its
+ * table without the lock (table_get_write) clears it, and its exit
+ * (registry_done) sets it again, so every other BIF sees 1. */
+static __thread int reg_held = 1;
+static inline void registry_done(void)
+{
+    if (reg_held) ets_registry_runlock();
+    else reg_held = 1;
+}
+
+/* The table tid names, for an operation on one key that writes (insert,
+ * delete, take, update_counter, update_element), without the registry's
+ * lock when it can be found so: the table cannot then be freed under the
+ * writer (it is retired, qsbr.h), and if it is deleted meanwhile, the
+ * writer finds its stripe marked dead once it holds the stripe's lock
+ * (stripe_wlock_live). An ordered_set that splits moves its trees under
+ * the registry's write lock, so its writers take the registry's read lock;
+ * so does every writer when the lock-free walk misses (the locked path then
+ * gives badarg or finds the table a registry resize hid). */
+static EtsTable *table_get_write(Process *p, Term tid)
+{
+    EtsTable *t = ets_find_lockfree(tid);
+    if (t && !t->oset_split && (ETS_GET_LINK(t->access) == ETS_PUBLIC || ETS_GET_LINK(t->owner) == p->pid)) {
+        reg_held = 0;
+        return t;
+    }
+    return table_get(p, tid, NEED_WRITE);
+}
+
+/* Write-locks s, unless its table was deleted since it was found (then
+ * nothing is locked and the answer is 0: badarg, as for a missing table). */
+static int stripe_wlock_live(EtsTable *t, EtsStripe *s)
+{
+    ets_stripe_wlock(t, s);
+    if (!s->dead) return 1;
+    ets_wunlock(&s->lock);
+    return 0;
+}
+
 #define TABLE(p, tid, need) \
     EtsTable *t = table_get((p), (tid), (need)); \
+    if (!t) BIF_ERROR((p), AM_badarg)
+#define TABLE_WRITE(p, tid) \
+    EtsTable *t = table_get_write((p), (tid)); \
     if (!t) BIF_ERROR((p), AM_badarg)
 /* (the end of an operation on an ordered_set with write_concurrency is
  * where its contended stripes split: ets.h) */
 #define DONE(v) do { Term r_ = (v); \
         if (t && atomic_load_explicit(&t->split_wanted, memory_order_relaxed)) ets_oset_split_wanted(t); \
-        else ets_registry_runlock(); \
+        else registry_done(); \
         return r_; } while (0)
-#define FAIL(p) do { ets_registry_runlock(); BIF_ERROR((p), AM_badarg); } while (0)
+#define FAIL(p) do { registry_done(); BIF_ERROR((p), AM_badarg); } while (0)
 /* a copy out of the table was refused memory: the process dies, not the VM */
-#define OOM(p) do { ets_registry_runlock(); return bif_out_of_memory(p); } while (0)
+#define OOM(p) do { registry_done(); return bif_out_of_memory(p); } while (0)
+#define LIMIT(p) do { registry_done(); BIF_ERROR((p), ATOM_TERM(system_limit)); } while (0)
+#define WLOCK_LIVE(t, s) do { if (!stripe_wlock_live((t), (s))) FAIL(p); } while (0)
 
 static int obj_ok(const EtsTable *t, Term o) { return is_tuple(o) && (int)tuple_arity(o) >= t->keypos; }
 
@@ -104,7 +148,7 @@ Term bif_ets_new_2(Process *p, Term *args)
 /* Inserts one object or a list of them; new_only: insert_new. */
 static Term do_insert(Process *p, Term *args, int new_only)
 {
-    TABLE(p, args[0], NEED_WRITE);
+    TABLE_WRITE(p, args[0]);
     Term x = args[1];
     long n = 0;
     if (is_tuple(x)) {
@@ -125,7 +169,7 @@ static Term do_insert(Process *p, Term *args, int new_only)
         Term key = ets_key(t, x);
         uint32_t h = key_hash(t, key);
         EtsStripe *s = ets_key_stripe(t, key, h);
-        ets_stripe_wlock(t, s);
+        WLOCK_LIVE(t, s);
         EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
         if (o && o->flat && o->words == tuple_arity(x) + 1) {
             /* word by word: a lock-free reader may be copying them (and
@@ -136,7 +180,7 @@ static Term do_insert(Process *p, Term *args, int new_only)
             ets_stripe_insert(t, s, o);
         }
         ets_wunlock(&s->lock);
-        if (!o) { ets_registry_runlock(); BIF_ERROR(p, ATOM_TERM(system_limit)); }
+        if (!o) LIMIT(p);
         DONE(AM_true);
     }
     EtsObj *one[1], **objs = n == 1 ? one : malloc(sizeof *objs * (size_t)n);
@@ -150,14 +194,13 @@ static Term do_insert(Process *p, Term *args, int new_only)
         if (!objs[i]) {
             while (i-- > 0) ets_obj_free(objs[i]);
             if (objs != one) free(objs);
-            ets_registry_runlock();
-            BIF_ERROR(p, ATOM_TERM(system_limit));
+            LIMIT(p);
         }
     }
     Term res = AM_true;
     if (n == 1) {
         EtsStripe *s = ets_key_stripe(t, ets_key(t, objs[0]->term), objs[0]->hash);
-        ets_stripe_wlock(t, s);
+        if (!stripe_wlock_live(t, s)) { ets_obj_free(objs[0]); FAIL(p); }
         if (new_only && ets_stripe_find(t, s, ets_key(t, objs[0]->term), objs[0]->hash, NULL)) {
             ets_obj_free(objs[0]);
             res = AM_false;
@@ -168,6 +211,14 @@ static Term do_insert(Process *p, Term *args, int new_only)
     } else {
         /* a list goes in at once: every stripe locked, in order */
         for (int i = 0; i < t->nstripes; i++) ets_wlock(&t->stripes[i].lock);
+        if (t->stripes[0].dead) {
+            /* deleted since it was found (its deleter marks the stripes in
+             * order, and waited for none of ours): nothing goes in */
+            for (int i = t->nstripes - 1; i >= 0; i--) ets_wunlock(&t->stripes[i].lock);
+            for (long i = 0; i < n; i++) ets_obj_free(objs[i]);
+            free(objs);
+            FAIL(p);
+        }
         if (new_only)
             for (long i = 0; i < n && res == AM_true; i++)
                 if (ets_stripe_find(t, ets_key_stripe(t, ets_key(t, objs[i]->term), objs[i]->hash), ets_key(t, objs[i]->term), objs[i]->hash, NULL))
@@ -388,10 +439,10 @@ Term bif_ets_delete_1(Process *p, Term *args)
 
 Term bif_ets_delete_2(Process *p, Term *args)
 {
-    TABLE(p, args[0], NEED_WRITE);
+    TABLE_WRITE(p, args[0]);
     uint32_t h = key_hash(t, args[1]);
     EtsStripe *s = ets_key_stripe(t, args[1], h);
-    ets_stripe_wlock(t, s);
+    WLOCK_LIVE(t, s);
     ets_stripe_delete_key(t, s, args[1], h);
     ets_wunlock(&s->lock);
     DONE(AM_true);
@@ -399,13 +450,13 @@ Term bif_ets_delete_2(Process *p, Term *args)
 
 Term bif_ets_delete_object_2(Process *p, Term *args)
 {
-    TABLE(p, args[0], NEED_WRITE);
+    TABLE_WRITE(p, args[0]);
     Term obj = args[1];
     if (!obj_ok(t, obj)) FAIL(p);
     Term key = ets_key(t, obj);
     uint32_t h = key_hash(t, key);
     EtsStripe *s = ets_key_stripe(t, key, h);
-    ets_stripe_wlock(t, s);
+    WLOCK_LIVE(t, s);
     EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
     while (o) {
         EtsObj *nx = same_key_next(t, o, key) ? o->next : NULL;
@@ -429,10 +480,10 @@ Term bif_ets_delete_all_objects_1(Process *p, Term *args)
 
 Term bif_ets_take_2(Process *p, Term *args)
 {
-    TABLE(p, args[0], NEED_WRITE);
+    TABLE_WRITE(p, args[0]);
     uint32_t h = key_hash(t, args[1]);
     EtsStripe *s = ets_key_stripe(t, args[1], h);
-    ets_stripe_wlock(t, s);
+    WLOCK_LIVE(t, s);
     Term r = lookup_list(p, t, s, args[1], h);
     ets_stripe_delete_key(t, s, args[1], h);
     ets_wunlock(&s->lock);
@@ -485,7 +536,7 @@ static int counter_op(EtsTable *t, Term x, CounterOp *op)
 
 static Term do_update_counter(Process *p, Term *args, Term deflt)
 {
-    TABLE(p, args[0], NEED_WRITE);
+    TABLE_WRITE(p, args[0]);
     if (t->type != ETS_SET && t->type != ETS_ORDERED_SET) FAIL(p);
     Term key = args[1], spec = args[2];
     int is_list_spec = is_list(spec) || is_nil(spec);
@@ -506,7 +557,7 @@ static Term do_update_counter(Process *p, Term *args, Term deflt)
     if (deflt != THE_NON_VALUE && !obj_ok(t, deflt)) { if (ops != opsbuf) free(ops); FAIL(p); }
     uint32_t h = key_hash(t, key);
     EtsStripe *s = ets_key_stripe(t, key, h);
-    ets_stripe_wlock(t, s);
+    if (!stripe_wlock_live(t, s)) { if (ops != opsbuf) free(ops); FAIL(p); }
     EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
     if (o && nops == 1 && !is_list_spec && ops[0].thr == THE_NON_VALUE && is_small(ops[0].incr) &&
         (UWord)ops[0].pos <= tuple_arity(o->term) && is_small(tuple_elems(o->term)[ops[0].pos - 1])) {
@@ -563,7 +614,7 @@ Term bif_ets_update_counter_4(Process *p, Term *args) { return do_update_counter
 
 Term bif_ets_update_element_3(Process *p, Term *args)
 {
-    TABLE(p, args[0], NEED_WRITE);
+    TABLE_WRITE(p, args[0]);
     if (t->type != ETS_SET && t->type != ETS_ORDERED_SET) FAIL(p);
     Term key = args[1], spec = args[2];
     int one = is_tuple(spec);
@@ -578,7 +629,7 @@ Term bif_ets_update_element_3(Process *p, Term *args)
     if (!one && !is_nil(l)) FAIL(p);
     uint32_t h = key_hash(t, key);
     EtsStripe *s = ets_key_stripe(t, key, h);
-    ets_stripe_wlock(t, s);
+    WLOCK_LIVE(t, s);
     EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
     Term res = AM_false;
     if (o) {

@@ -8,7 +8,9 @@
  * reference count, and copied again onto the heap of whoever reads it.
  *
  * Locking (docs/internals.md, "ETS"): every operation (but the lock-free
- * lookups, below) holds the registry's read lock (a reader-slot lock: no shared cache line between schedulers)
+ * lookups, below, and writes of one key, which find their table without
+ * the lock and look for the stripe's dead mark under its lock) holds the
+ * registry's read lock (a reader-slot lock: no shared cache line between schedulers)
  * for its whole length, so a table cannot be freed under it; deleting,
  * creating, renaming and giving away take it for writing. Inside, a table
  * of type set, bag or duplicate_bag is cut into stripes by key hash (one
@@ -81,6 +83,9 @@ typedef struct EtsStripe {
                                     lock, read without it (ets:info)         */
     atomic_int contention;       /* ordered_set with write_concurrency: the
                                     split statistic (ets_oset_note)           */
+    int dead;                    /* its table was deleted: set under the
+                                    write lock, for writers that found the
+                                    table without the registry's lock        */
 } EtsStripe;
 
 /* An ordered_set with write_concurrency splits into at most this many

@@ -189,7 +189,16 @@ void ets_destroy_locked(EtsTable *t)
     reg_count--;
     Process *o = proc_lookup(t->owner);
     if (o) { atomic_fetch_sub(&o->ets_owned, 1); proc_release(o); }
-    for (int i = 0; i < t->nstripes; i++) ets_stripe_clear(t, &t->stripes[i]);
+    /* under each stripe's lock: a writer that found t without the
+     * registry's lock may be inside one, or waiting for it (and then finds
+     * it dead) */
+    for (int i = 0; i < t->nstripes; i++) {
+        EtsStripe *s = &t->stripes[i];
+        ets_wlock(&s->lock);
+        s->dead = 1;
+        ets_stripe_clear(t, s);
+        ets_wunlock(&s->lock);
+    }
     qsbr_retire(t, table_free);
 }
 
