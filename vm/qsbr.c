@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include "qsbr.h"
 #include "sched.h"
+#include "smp.h"
 
 #define QSBR_MAX MAX_SCHEDULERS
 #define OFFLINE UINT64_MAX
@@ -42,13 +43,13 @@ typedef struct {
 
 /* What other threads read of a thread: on a line of its own. */
 typedef struct {
-    _Alignas(64) _Atomic uint64_t seen;   /* announced epoch, or OFFLINE */
+    _Alignas(CACHE_LINE) _Atomic uint64_t seen;   /* announced epoch, or OFFLINE */
 } Announce;
 
 /* A thread's own list of retired objects, oldest first (tags never
  * decrease along it; the untagged are at its end). */
 typedef struct {
-    _Alignas(64) Retired *v;
+    _Alignas(CACHE_LINE) Retired *v;
     size_t n, cap, untagged;
     unsigned quiet;                 /* quiescent points since the last scan */
     uint64_t last_seen;
@@ -57,7 +58,7 @@ typedef struct {
 
 static Announce announce[QSBR_MAX];
 static Limbo limbo[QSBR_MAX];
-static _Alignas(64) _Atomic uint64_t epoch = 1;
+static _Alignas(CACHE_LINE) _Atomic uint64_t epoch = 1;
 static int nthreads;
 static __thread int my_id = -1;
 

@@ -41,7 +41,9 @@ void qsbr_online(void);
 /* Frees p with fn(p) once no thread can be reading it. */
 void qsbr_retire(void *p, void (*fn)(void *));
 
-/* For tests: objects retired and not yet freed, in all threads. */
+/* Objects retired and not yet freed, summed over all threads at a moment
+ * (what tests/unit/test_qsbr.c checks reaches 0 once every thread has been
+ * quiescent). */
 long qsbr_pending(void);
 
 #endif

@@ -61,7 +61,7 @@ static inline void registry_done(void)
 static EtsTable *table_get_write(Process *p, Term tid)
 {
     EtsTable *t = ets_find_lockfree(tid);
-    if (t && !t->oset_split && (ETS_GET_LINK(t->access) == ETS_PUBLIC || ETS_GET_LINK(t->owner) == p->pid)) {
+    if (t && !t->oset_split && (smp_load_acquire(&t->access) == ETS_PUBLIC || smp_load_acquire(&t->owner) == p->pid)) {
         reg_held = 0;
         return t;
     }
@@ -175,7 +175,7 @@ static Term do_insert(Process *p, Term *args, int new_only)
             /* word by word: a lock-free reader may be copying them (and
              * will see the sequence count move) */
             for (UWord i = 0; i < tuple_arity(x); i++)
-                if (o->data[1 + i] != tuple_elems(x)[i]) ETS_SET_WORD(o->data[1 + i], tuple_elems(x)[i]);
+                if (o->data[1 + i] != tuple_elems(x)[i]) smp_store_release(&o->data[1 + i], tuple_elems(x)[i]);
         } else if ((o = ets_obj_new(x, h)) != NULL) {
             ets_stripe_insert(t, s, o);
         }
@@ -295,7 +295,7 @@ enum { LF_LOOKUP, LF_MEMBER, LF_ELEMENT };
  * is read once, atomically; a boxed element is never written in place. */
 static Term lf_copy_elem(Process *p, Term *word, int *ok)
 {
-    Term e = ETS_GET_WORD(*word);
+    Term e = smp_load_acquire(word);
     if (is_immed(e)) return e;
     size_t n = copy_size(e);
     Term *hp = heap_alloc_try(p, n);
@@ -314,7 +314,7 @@ static Term lf_copy_obj(Process *p, const EtsObj *o, int *ok)
     if (!hp) { *ok = 0; return NIL; }
     hp[2] = make_tuple_header(a);
     if (o->flat) {
-        for (UWord i = 0; i < a; i++) hp[3 + i] = ETS_GET_WORD(obj[i]);
+        for (UWord i = 0; i < a; i++) hp[3 + i] = smp_load_acquire(&obj[i]);
     } else {
         for (UWord i = 0; i < a && *ok; i++) hp[3 + i] = lf_copy_elem(p, &obj[i], ok);
         if (!*ok) return NIL;
@@ -333,7 +333,7 @@ static int lookup_lockfree(Process *p, Term tid, Term key, int what, SWord pos, 
     /* (type, the split flag, the stripes and, for a table that does not
      * split, their number never change; access and owner are loaded once) */
     if (!t || (t->type != ETS_SET && t->type != ETS_ORDERED_SET) || t->oset_split) return 0;
-    if (ETS_GET_LINK(t->access) == ETS_PRIVATE && ETS_GET_LINK(t->owner) != p->pid) return 0;
+    if (smp_load_acquire(&t->access) == ETS_PRIVATE && smp_load_acquire(&t->owner) != p->pid) return 0;
     uint32_t h = key_hash(t, key);
     EtsStripe *s = ets_key_stripe(t, key, h);
     uint32_t sseq = ets_seq_begin(&s->lock);
@@ -504,7 +504,7 @@ static void replace_obj(EtsTable *t, EtsStripe *s, EtsObj *o, Term *vals, UWord 
          * under the write lock, so no reader sees half of it; the object's
          * size and binaries stay as they were */
         for (UWord i = 0; i < n; i++)       /* (only words that change: the key's is read lock-free) */
-            if (tuple_elems(o->term)[i] != vals[i]) ETS_SET_WORD(tuple_elems(o->term)[i], vals[i]);
+            if (tuple_elems(o->term)[i] != vals[i]) smp_store_release(&tuple_elems(o->term)[i], vals[i]);
         return;
     }
     Term *hp = heap_alloc(p, n + 1);
@@ -567,7 +567,7 @@ static Term do_update_counter(Process *p, Term *args, Term deflt)
         Term *w = &tuple_elems(o->term)[ops[0].pos - 1];
         SWord v = small_val(*w) + small_val(ops[0].incr);
         if (fits_small(v)) {
-            ETS_SET_WORD(*w, make_small(v));
+            smp_store_release(w, make_small(v));
             ets_wunlock(&s->lock);
             DONE(make_small(v));
         }
@@ -1026,7 +1026,7 @@ Term bif_ets_setopts_2(Process *p, Term *args)
     if (!t || t->owner != p->pid) { ets_registry_wunlock(); BIF_ERROR(p, AM_badarg); }
     for (l = opts; one || is_list(l); l = list_tail(l)) {
         Term o = one ? opts : list_head(l);
-        if (setopt_kind(o, &access) == 2) ETS_SET_LINK(t->access, access);
+        if (setopt_kind(o, &access) == 2) smp_store_release(&t->access, access);
         else {
             if (t->heir_data) { ets_obj_free(t->heir_data); t->heir_data = NULL; }
             t->heir = ATOM_TERM(none);

@@ -27,10 +27,10 @@
  * table and walk the chain or tree as writers change them, and trust what
  * they read only if neither the registry's nor the stripe's sequence count
  * (ets_lock.h) moved meanwhile; else they take the locks as every other
- * operation does. For that: every link such a reader follows is stored with
- * ETS_SET_LINK, the words of an object that are written in place (an
- * immediate over an immediate) are stored and read one word at a time
- * atomically, and nothing a reader may stand on is freed while it can:
+ * operation does. For that: every link such a reader follows, and every word
+ * of an object written in place (an immediate over an immediate), is stored
+ * with smp_store_release and loaded with smp_load_acquire (smp.h; the
+ * sequence count's check relies on both, ets_lock.h), and nothing a reader may stand on is freed while it can:
  * objects, chain arrays and tables are retired (qsbr.h) and freed once
  * every scheduler has been between two slices since.
  */
@@ -40,19 +40,10 @@
 #include "process.h"
 #include "ets_lock.h"
 #include "compare.h"
+#include "smp.h"
 
 enum { ETS_SET, ETS_ORDERED_SET, ETS_BAG, ETS_DUPLICATE_BAG };
 
-/* A field a reader without locks may load while a writer changes it (see
- * above): stored with release, so that what it points to is complete before
- * it can be reached, and loaded with acquire. */
-#define ETS_SET_LINK(lv, v) __atomic_store_n(&(lv), (v), __ATOMIC_RELEASE)
-#define ETS_GET_LINK(lv) __atomic_load_n(&(lv), __ATOMIC_ACQUIRE)
-/* A word of an object written in place, and its lock-free read (release
- * and acquire too, which the sequence count's check relies on: ets_lock.h;
- * on x86 all four are plain moves). */
-#define ETS_SET_WORD(lv, v) __atomic_store_n(&(lv), (v), __ATOMIC_RELEASE)
-#define ETS_GET_WORD(lv) __atomic_load_n(&(lv), __ATOMIC_ACQUIRE)
 enum { ETS_PUBLIC, ETS_PROTECTED, ETS_PRIVATE };
 
 typedef struct EtsObj {

@@ -81,7 +81,7 @@ static inline int ets_thread_slot(void) { return ets_my_slot >= 0 ? ets_my_slot 
 
 /* The writer's side of seq: after taking the lock, before letting go.
  * No fences: every store a lock-free reader may load is a release store
- * (ETS_SET_LINK, ETS_SET_WORD in ets.h) and every such load an acquire
+ * (smp_store_release, ets.h says which) and every such load an acquire
  * load, so a reader that loads anything this writer stored afterwards also
  * sees the odd count on its second look (and the loads before that look
  * cannot pass it). */

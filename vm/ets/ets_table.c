@@ -68,19 +68,19 @@ EtsTable *ets_find(Term tid)
 
 EtsTable *ets_find_lockfree(Term tid)
 {
-    size_t nb = ETS_GET_LINK(reg_buckets);
+    size_t nb = smp_load_acquire(&reg_buckets);
     int steps = 0;
     if (is_atom(tid)) {
-        EtsTable **arr = ETS_GET_LINK(by_name);
-        for (EtsTable *t = ETS_GET_LINK(arr[name_slot_in(tid, nb)]); t && steps < LF_CHAIN_MAX;
-             t = ETS_GET_LINK(t->next_name), steps++)
-            if (ETS_GET_LINK(t->name) == tid) return t;
+        EtsTable **arr = smp_load_acquire(&by_name);
+        for (EtsTable *t = smp_load_acquire(&arr[name_slot_in(tid, nb)]); t && steps < LF_CHAIN_MAX;
+             t = smp_load_acquire(&t->next_name), steps++)
+            if (smp_load_acquire(&t->name) == tid) return t;
         return NULL;
     }
     if (!is_ref(tid) || header_arity(boxed_header(tid)) != 1) return NULL;
     uint64_t id = ref_number(tid);
-    EtsTable **arr = ETS_GET_LINK(by_id);
-    for (EtsTable *t = ETS_GET_LINK(arr[id_slot_in(id, nb)]); t && steps < LF_CHAIN_MAX; t = ETS_GET_LINK(t->next), steps++)
+    EtsTable **arr = smp_load_acquire(&by_id);
+    for (EtsTable *t = smp_load_acquire(&arr[id_slot_in(id, nb)]); t && steps < LF_CHAIN_MAX; t = smp_load_acquire(&t->next), steps++)
         if (t->id == id) return t;
     return NULL;
 }
@@ -105,19 +105,19 @@ static void reg_grow(void)
         for (EtsTable *t = oi[i], *nx; t; t = nx) {
             nx = t->next;
             size_t s = id_slot_in(t->id, nb);
-            ETS_SET_LINK(t->next, ni[s]); ni[s] = t;
-            if (t->named) { s = name_slot_in(t->name, nb); ETS_SET_LINK(t->next_name, nn[s]); nn[s] = t; }
+            smp_store_release(&t->next, ni[s]); ni[s] = t;
+            if (t->named) { s = name_slot_in(t->name, nb); smp_store_release(&t->next_name, nn[s]); nn[s] = t; }
         }
-    ETS_SET_LINK(by_id, ni);
-    ETS_SET_LINK(by_name, nn);
-    ETS_SET_LINK(reg_buckets, nb);
+    smp_store_release(&by_id, ni);
+    smp_store_release(&by_name, nn);
+    smp_store_release(&reg_buckets, nb);
     if (oi != by_id0) { qsbr_retire(oi, free); qsbr_retire(on, free); }
 }
 
 static void unlink_name(EtsTable *t)
 {
     for (EtsTable **pp = &by_name[name_slot(t->name)]; *pp; pp = &(*pp)->next_name)
-        if (*pp == t) { ETS_SET_LINK(*pp, t->next_name); return; }
+        if (*pp == t) { smp_store_release(pp, t->next_name); return; }
 }
 
 EtsTable *ets_create(Process *owner, Term name, int named, int type, int access, int keypos,
@@ -157,8 +157,8 @@ EtsTable *ets_create(Process *owner, Term name, int named, int type, int access,
     }
     if (reg_count >= reg_buckets) reg_grow();
     size_t s = id_slot(t->id);
-    t->next = by_id[s]; ETS_SET_LINK(by_id[s], t);
-    if (named) { s = name_slot(name); t->next_name = by_name[s]; ETS_SET_LINK(by_name[s], t); }
+    t->next = by_id[s]; smp_store_release(&by_id[s], t);
+    if (named) { s = name_slot(name); t->next_name = by_name[s]; smp_store_release(&by_name[s], t); }
     reg_count++;
     atomic_fetch_add(&owner->ets_owned, 1);
     ets_registry_wunlock();
@@ -184,7 +184,7 @@ static void table_free(void *arg)
 void ets_destroy_locked(EtsTable *t)
 {
     for (EtsTable **pp = &by_id[id_slot(t->id)]; *pp; pp = &(*pp)->next)
-        if (*pp == t) { ETS_SET_LINK(*pp, t->next); break; }
+        if (*pp == t) { smp_store_release(pp, t->next); break; }
     if (t->named) unlink_name(t);
     reg_count--;
     Process *o = proc_lookup(t->owner);
@@ -207,8 +207,8 @@ int ets_rename_locked(EtsTable *t, Term name)
     EtsTable *o = find_name(name);
     if (o && o != t) return -1;
     if (t->named) unlink_name(t);
-    ETS_SET_LINK(t->name, name);
-    if (t->named) { size_t s = name_slot(name); ETS_SET_LINK(t->next_name, by_name[s]); ETS_SET_LINK(by_name[s], t); }
+    smp_store_release(&t->name, name);
+    if (t->named) { size_t s = name_slot(name); smp_store_release(&t->next_name, by_name[s]); smp_store_release(&by_name[s], t); }
     return 0;
 }
 
@@ -231,7 +231,7 @@ void ets_transfer_locked(EtsTable *t, Term to, Term from, Term data)
     if (o) { atomic_fetch_sub(&o->ets_owned, 1); proc_release(o); }
     Process *n = proc_lookup(to);
     if (n) { atomic_fetch_add(&n->ets_owned, 1); proc_release(n); }
-    ETS_SET_LINK(t->owner, to);
+    smp_store_release(&t->owner, to);
     /* The receiver may be exiting: proc_exit removes it from the pid table,
      * then reads ets_owned. Counted first and looked up again after, either
      * its exit sees the count (and hands the table on under this lock,
@@ -386,16 +386,16 @@ static void stripe_grow(EtsStripe *s)
             /* append the run at the tail of its new chain */
             EtsObj **pp = &b[j];
             while (*pp) pp = &(*pp)->next;
-            ETS_SET_LINK(*pp, o);
-            ETS_SET_LINK(last->next, NULL);
+            smp_store_release(pp, o);
+            smp_store_release(&last->next, NULL);
             o = rest;
         }
     }
     /* the array before its size: a lock-free reader loads the size first,
      * so it never indexes past the array it loads after */
     if (s->buckets) qsbr_retire(s->buckets, free);
-    ETS_SET_LINK(s->buckets, b);
-    ETS_SET_LINK(s->nbuckets, nb);
+    smp_store_release(&s->buckets, b);
+    smp_store_release(&s->nbuckets, nb);
 }
 
 /* key against a tree node's key, as ets_key_cmp; two small integers (the
@@ -466,25 +466,25 @@ EtsObj *ets_stripe_find(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsO
 EtsObj *ets_stripe_find_lockfree(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
 {
     if (t->type == ETS_ORDERED_SET) {
-        EtsObj *n = ETS_GET_LINK(s->root);
+        EtsObj *n = smp_load_acquire(&s->root);
         for (int depth = 0; n; depth++) {
             if (depth > LF_TREE_MAX) return ETS_LF_GAVE_UP;
             /* (the key of a stored object is never written in place) */
             int c = node_cmp(t, key, n);
             if (c == 0) return n;
-            n = c < 0 ? ETS_GET_LINK(n->left) : ETS_GET_LINK(n->right);
+            n = c < 0 ? smp_load_acquire(&n->left) : smp_load_acquire(&n->right);
         }
         return NULL;
     }
-    size_t nb = ETS_GET_LINK(s->nbuckets);
+    size_t nb = smp_load_acquire(&s->nbuckets);
     if (!nb) return NULL;
-    EtsObj **b = ETS_GET_LINK(s->buckets);
-    EtsObj *o = ETS_GET_LINK(b[hash & (nb - 1)]);
+    EtsObj **b = smp_load_acquire(&s->buckets);
+    EtsObj *o = smp_load_acquire(&b[hash & (nb - 1)]);
     /* an immediate key is =:= only to the same word; an object whose key
      * is an immediate cannot match a boxed one, and its words may be
      * written in place meanwhile: only boxed keys are read from objects */
     int immed = is_immed(key), steps = 0;
-    for (; o; o = ETS_GET_LINK(o->next)) {
+    for (; o; o = smp_load_acquire(&o->next)) {
         if (immed ? o->ikey == key
                   : o->ikey == THE_NON_VALUE && o->hash == hash && term_eq_exact(ets_key(t, o->term), key))
             return o;
@@ -499,21 +499,21 @@ EtsObj *ets_stripe_find_lockfree(EtsTable *t, EtsStripe *s, Term key, uint32_t h
 static inline int ht(EtsObj *n) { return n ? n->height : 0; }
 static inline void fix(EtsObj *n) { int a = ht(n->left), b = ht(n->right); n->height = (a > b ? a : b) + 1; }
 
-/* (every link is stored with ETS_SET_LINK: lock-free readers walk the tree
+/* (every link is stored with smp_store_release: lock-free readers walk the tree
  * as it turns) */
 static EtsObj *rot_right(EtsObj *n)
 {
     EtsObj *l = n->left;
-    ETS_SET_LINK(n->left, l->right);
-    ETS_SET_LINK(l->right, n);
+    smp_store_release(&n->left, l->right);
+    smp_store_release(&l->right, n);
     fix(n); fix(l);
     return l;
 }
 static EtsObj *rot_left(EtsObj *n)
 {
     EtsObj *r = n->right;
-    ETS_SET_LINK(n->right, r->left);
-    ETS_SET_LINK(r->left, n);
+    smp_store_release(&n->right, r->left);
+    smp_store_release(&r->left, n);
     fix(n); fix(r);
     return r;
 }
@@ -523,11 +523,11 @@ static EtsObj *balance(EtsObj *n)
     fix(n);
     int b = ht(n->left) - ht(n->right);
     if (b > 1) {
-        if (ht(n->left->left) < ht(n->left->right)) ETS_SET_LINK(n->left, rot_left(n->left));
+        if (ht(n->left->left) < ht(n->left->right)) smp_store_release(&n->left, rot_left(n->left));
         return rot_right(n);
     }
     if (b < -1) {
-        if (ht(n->right->right) < ht(n->right->left)) ETS_SET_LINK(n->right, rot_right(n->right));
+        if (ht(n->right->right) < ht(n->right->left)) smp_store_release(&n->right, rot_right(n->right));
         return rot_left(n);
     }
     return n;
@@ -543,15 +543,15 @@ static EtsObj *tree_insert(EtsTable *t, EtsObj *n, EtsObj *o, EtsObj **replaced)
         *replaced = n;
         return o;
     }
-    if (c < 0) ETS_SET_LINK(n->left, tree_insert(t, n->left, o, replaced));
-    else ETS_SET_LINK(n->right, tree_insert(t, n->right, o, replaced));
+    if (c < 0) smp_store_release(&n->left, tree_insert(t, n->left, o, replaced));
+    else smp_store_release(&n->right, tree_insert(t, n->right, o, replaced));
     return balance(n);
 }
 
 static EtsObj *tree_pop_min(EtsObj *n, EtsObj **min)
 {
     if (!n->left) { *min = n; return n->right; }
-    ETS_SET_LINK(n->left, tree_pop_min(n->left, min));
+    smp_store_release(&n->left, tree_pop_min(n->left, min));
     return balance(n);
 }
 
@@ -559,15 +559,15 @@ static EtsObj *tree_delete(EtsTable *t, EtsObj *n, Term key, EtsObj **gone)
 {
     if (!n) return NULL;
     int c = node_cmp(t, key, n);
-    if (c < 0) ETS_SET_LINK(n->left, tree_delete(t, n->left, key, gone));
-    else if (c > 0) ETS_SET_LINK(n->right, tree_delete(t, n->right, key, gone));
+    if (c < 0) smp_store_release(&n->left, tree_delete(t, n->left, key, gone));
+    else if (c > 0) smp_store_release(&n->right, tree_delete(t, n->right, key, gone));
     else {
         *gone = n;
         if (!n->left) return n->right;
         if (!n->right) return n->left;
         EtsObj *m;
         EtsObj *r = tree_pop_min(n->right, &m);
-        ETS_SET_LINK(m->left, n->left); ETS_SET_LINK(m->right, r);
+        smp_store_release(&m->left, n->left); smp_store_release(&m->right, r);
         return balance(m);
     }
     return balance(n);
@@ -624,7 +624,7 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
             int c = node_cmp(t, key, n);
             if (c == 0) {
                 o->left = n->left; o->right = n->right; o->height = n->height;
-                ETS_SET_LINK(*link, o);
+                smp_store_release(link, o);
                 account(s, o, 1);
                 account(s, n, -1); ets_obj_retire(n);
                 return;
@@ -632,7 +632,7 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
             link = c < 0 ? &n->left : &n->right;
         }
         EtsObj *rep = NULL;
-        ETS_SET_LINK(s->root, tree_insert(t, s->root, o, &rep));
+        smp_store_release(&s->root, tree_insert(t, s->root, o, &rep));
         account(s, o, 1);
         if (rep) { account(s, rep, -1); ets_obj_retire(rep); }
         return;
@@ -645,7 +645,7 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
     if (*pp && t->type == ETS_SET) {            /* replace */
         EtsObj *old = *pp;
         o->next = old->next;
-        ETS_SET_LINK(*pp, o);
+        smp_store_release(pp, o);
         account(s, old, -1); ets_obj_retire(old);
         account(s, o, 1);
         return;
@@ -665,7 +665,7 @@ void ets_stripe_insert(EtsTable *t, EtsStripe *s, EtsObj *o)
             pp = &(*pp)->next;
     }
     o->next = *pp;
-    ETS_SET_LINK(*pp, o);
+    smp_store_release(pp, o);
     s->count++;
     account(s, o, 1);
 }
@@ -674,7 +674,7 @@ long ets_stripe_delete_key(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
 {
     if (t->type == ETS_ORDERED_SET) {
         EtsObj *gone = NULL;
-        ETS_SET_LINK(s->root, tree_delete(t, s->root, key, &gone));
+        smp_store_release(&s->root, tree_delete(t, s->root, key, &gone));
         if (!gone) return 0;
         account(s, gone, -1); ets_obj_retire(gone);
         return 1;
@@ -684,7 +684,7 @@ long ets_stripe_delete_key(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
     long n = 0;
     while (*pp && (*pp)->hash == hash && term_eq_exact(ets_key(t, (*pp)->term), key)) {
         EtsObj *o = *pp;
-        ETS_SET_LINK(*pp, o->next);
+        smp_store_release(pp, o->next);
         account(s, o, -1); ets_obj_retire(o);
         s->count--;
         n++;
@@ -696,13 +696,13 @@ void ets_stripe_remove(EtsTable *t, EtsStripe *s, EtsObj *o)
 {
     if (t->type == ETS_ORDERED_SET) {
         EtsObj *gone = NULL;
-        ETS_SET_LINK(s->root, tree_delete(t, s->root, ets_key(t, o->term), &gone));
+        smp_store_release(&s->root, tree_delete(t, s->root, ets_key(t, o->term), &gone));
         if (gone) { account(s, gone, -1); ets_obj_retire(gone); }
         return;
     }
     for (EtsObj **pp = &s->buckets[bucket_of(s, o->hash)]; *pp; pp = &(*pp)->next)
         if (*pp == o) {
-            ETS_SET_LINK(*pp, o->next);
+            smp_store_release(pp, o->next);
             account(s, o, -1); ets_obj_retire(o);
             s->count--;
             return;
@@ -723,10 +723,10 @@ void ets_stripe_clear(EtsTable *t, EtsStripe *s)
 {
     /* (retired before they are unlinked, both in this one call: they are
      * tagged at the next quiescent point, after it) */
-    if (t->type == ETS_ORDERED_SET) { tree_free(s, s->root); ETS_SET_LINK(s->root, NULL); return; }
+    if (t->type == ETS_ORDERED_SET) { tree_free(s, s->root); smp_store_release(&s->root, NULL); return; }
     for (size_t i = 0; i < s->nbuckets; i++) {
         for (EtsObj *o = s->buckets[i], *nx; o; o = nx) { nx = o->next; account(s, o, -1); ets_obj_retire(o); }
-        ETS_SET_LINK(s->buckets[i], NULL);
+        smp_store_release(&s->buckets[i], NULL);
     }
     s->count = 0;
 }
@@ -833,8 +833,8 @@ static EtsObj *tree_build(EtsObj **v, long lo, long hi)
     if (lo >= hi) return NULL;
     long mid = lo + (hi - lo) / 2;
     EtsObj *n = v[mid];
-    ETS_SET_LINK(n->left, tree_build(v, lo, mid));
-    ETS_SET_LINK(n->right, tree_build(v, mid + 1, hi));
+    smp_store_release(&n->left, tree_build(v, lo, mid));
+    smp_store_release(&n->right, tree_build(v, mid + 1, hi));
     fix(n);
     return n;
 }
@@ -843,7 +843,7 @@ static void stripe_fill(EtsStripe *s, EtsObj **v, long lo, long hi)
 {
     long words = 0;
     for (long i = lo; i < hi; i++) words += (long)(v[i]->words + sizeof *v[i] / sizeof(Term));
-    ETS_SET_LINK(s->root, tree_build(v, lo, hi));
+    smp_store_release(&s->root, tree_build(v, lo, hi));
     atomic_store_explicit(&s->size, hi - lo, memory_order_relaxed);
     atomic_store_explicit(&s->words, words, memory_order_relaxed);
     atomic_store_explicit(&s->contention, 0, memory_order_relaxed);
@@ -875,7 +875,7 @@ static int oset_split(EtsTable *t, int i)
     /* stripes i+1.. move up one place, their trees and counts with them */
     for (int j = n_st; j > i + 1; j--) {
         EtsStripe *to = &t->stripes[j], *from = &t->stripes[j - 1];
-        ETS_SET_LINK(to->root, from->root);
+        smp_store_release(&to->root, from->root);
         atomic_store_explicit(&to->size, atomic_load_explicit(&from->size, memory_order_relaxed), memory_order_relaxed);
         atomic_store_explicit(&to->words, atomic_load_explicit(&from->words, memory_order_relaxed), memory_order_relaxed);
         atomic_store_explicit(&to->contention, atomic_load_explicit(&from->contention, memory_order_relaxed),
