@@ -18,7 +18,9 @@ static Term raise_system_limit(Process *p)
     return bif_raise(p, EXC_ERROR, ATOM_TERM(system_limit));
 }
 
-/* Scratch digits: on the C stack when small, else malloc'ed. */
+/* Scratch digits: on the C stack when small, else malloc'ed. Only what a
+ * result is computed from goes here (the other half of a division); the
+ * result itself is computed in the heap (BigOut, below). */
 #define TMP_STACK 64
 typedef struct {
     uint64_t *p;
@@ -38,18 +40,33 @@ static void tmp_free(Tmp *t)
     t->p = NULL;
 }
 
+/* The small integer of n normalised digits, if the value is one. */
+static int digits_small(int neg, const uint64_t *d, size_t n, Term *out)
+{
+    if (n == 0) {
+        *out = make_small(0);
+        return 1;
+    }
+    if (n == 1) {
+        uint64_t m = d[0];
+        if (!neg && m <= (uint64_t)MAX_SMALL) {
+            *out = make_small((SWord)m);
+            return 1;
+        }
+        if (neg && m <= (uint64_t)MAX_SMALL + 1) {
+            *out = make_small(-(SWord)(m - 1) - 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 Term make_big_from_digits(Process *p, int neg, const uint64_t *d, size_t n)
 {
     n = bn_norm(d, n);
-    if (n == 0)
-        return make_small(0);
-    if (n == 1) {
-        uint64_t m = d[0];
-        if (!neg && m <= (uint64_t)MAX_SMALL)
-            return make_small((SWord)m);
-        if (neg && m <= (uint64_t)MAX_SMALL + 1)
-            return make_small(-(SWord)(m - 1) - 1);
-    }
+    Term small;
+    if (digits_small(neg, d, n, &small))
+        return small;
     /* A result of up to 2^24 digits may be more than the system gives:
      * the process dies (bif_out_of_memory), not the VM. */
     Term *hp;
@@ -57,6 +74,48 @@ Term make_big_from_digits(Process *p, int neg, const uint64_t *d, size_t n)
     hp[0] = make_header(n, neg ? BOXED_NEG_BIG : BOXED_POS_BIG);
     memcpy(hp + 1, d, n * sizeof(uint64_t));
     return make_boxed(hp);
+}
+
+/* A big result is computed where it will live: room for the most digits it
+ * can have is taken from the process heap (big_open), the digits are
+ * written there, and big_close writes the header and gives back the words
+ * the result turned out not to need (heap_give_back). Computed in scratch
+ * memory and then copied, a result needed twice its size at its peak, and a
+ * number that fitted in the memory left could not be made. Memory refused
+ * here, or to the scratch an operation needs besides, kills the process
+ * (bif_out_of_memory), whichever allocation it was. */
+typedef struct {
+    Term *hp;
+    size_t cap;
+} BigOut;
+
+static uint64_t *big_open(Process *p, BigOut *o, size_t cap)
+{
+    o->cap = cap;
+    o->hp = heap_alloc_try(p, cap + 1);
+    return o->hp ? (uint64_t *)(o->hp + 1) : NULL;
+}
+
+static Term big_close(Process *p, BigOut *o, int neg, size_t n)
+{
+    uint64_t *d = (uint64_t *)(o->hp + 1);
+    Term *end = o->hp + o->cap + 1;
+    n = bn_norm(d, n);
+    Term small;
+    if (digits_small(neg, d, n, &small)) {
+        heap_give_back(p, end, o->cap + 1);
+        return small;
+    }
+    o->hp[0] = make_header(n, neg ? BOXED_NEG_BIG : BOXED_POS_BIG);
+    heap_give_back(p, end, o->cap - n);
+    return make_boxed(o->hp);
+}
+
+/* The room goes back unused: the operation needed scratch it could not have. */
+static Term big_refused(Process *p, BigOut *o)
+{
+    heap_give_back(p, o->hp + o->cap + 1, o->cap + 1);
+    return bif_out_of_memory(p);
 }
 
 Term make_integer(Process *p, int64_t v)
@@ -166,33 +225,23 @@ static int float_operands(Term a, Term b, double *x, double *y)
 /* a + (bneg ? -|b| : |b|), with a and b integers. */
 static Term big_addsub(Process *p, const IView *a, const IView *b, int bneg)
 {
-    size_t n = (a->n > b->n ? a->n : b->n) + 1;
-    Tmp t;
-    uint64_t *r = tmp_get(&t, n);
+    BigOut o;
+    uint64_t *r = big_open(p, &o, (a->n > b->n ? a->n : b->n) + 1);
     if (!r)
-        return raise_system_limit(p);
+        return bif_out_of_memory(p);
     size_t rn;
     int neg;
     if (a->neg == bneg) {
         rn = bn_add(r, a->d, a->n, b->d, b->n);
         neg = a->neg;
+    } else if (bn_cmp(a->d, a->n, b->d, b->n) >= 0) {
+        rn = bn_sub(r, a->d, a->n, b->d, b->n);     /* 0 when equal */
+        neg = a->neg;
     } else {
-        int c = bn_cmp(a->d, a->n, b->d, b->n);
-        if (c == 0) {
-            tmp_free(&t);
-            return make_small(0);
-        }
-        if (c > 0) {
-            rn = bn_sub(r, a->d, a->n, b->d, b->n);
-            neg = a->neg;
-        } else {
-            rn = bn_sub(r, b->d, b->n, a->d, a->n);
-            neg = bneg;
-        }
+        rn = bn_sub(r, b->d, b->n, a->d, a->n);
+        neg = bneg;
     }
-    Term res = make_big_from_digits(p, neg, r, rn);
-    tmp_free(&t);
-    return res;
+    return big_close(p, &o, neg, rn);
 }
 
 Term arith_add(Process *p, Term a, Term b)
@@ -257,16 +306,16 @@ Term arith_mul(Process *p, Term a, Term b)
         size_t n = x.n + y.n;
         if (n > ARITH_MAX_BIG_DIGITS)
             return raise_system_limit(p);
-        Tmp t;
-        uint64_t *r = tmp_get(&t, n);
+        BigOut o;
+        uint64_t *r = big_open(p, &o, n);
         if (!r)
-            return raise_system_limit(p);
+            return bif_out_of_memory(p);
         size_t rn = bn_mul(r, x.d, x.n, y.d, y.n);
+        if (rn == BN_NOMEM)
+            return big_refused(p, &o);
         if (n > 64)
             p->reds -= (SWord)((x.n * y.n) >> 10);
-        Term res = make_big_from_digits(p, x.neg != y.neg, r, rn);
-        tmp_free(&t);
-        return res;
+        return big_close(p, &o, x.neg != y.neg, rn);
     }
     double x, y;
     if (!float_operands(a, b, &x, &y))
@@ -294,22 +343,22 @@ static Term big_divrem(Process *p, Term a, Term b, int want_q)
         return raise_badarith(p);
     if (bn_cmp(x.d, x.n, y.d, y.n) < 0)
         return want_q ? make_small(0) : a;
-    size_t qcap = x.n - y.n + 1;
-    Tmp tq, tr;
-    uint64_t *q = tmp_get(&tq, qcap);
-    uint64_t *r = tmp_get(&tr, y.n);
-    if (!q || !r || bn_divrem(q, NULL, r, NULL, x.d, x.n, y.d, y.n) != 0) {
-        tmp_free(&tq);
-        tmp_free(&tr);
-        return raise_system_limit(p);
-    }
+    /* the half that is wanted is computed in the heap, the other in scratch */
+    size_t qcap = x.n - y.n + 1, cap = want_q ? qcap : y.n;
+    BigOut o;
+    uint64_t *res = big_open(p, &o, cap);
+    if (!res)
+        return bif_out_of_memory(p);
+    Tmp t;
+    uint64_t *other = tmp_get(&t, want_q ? y.n : qcap);
+    int failed = !other || bn_divrem(want_q ? res : other, NULL, want_q ? other : res, NULL,
+                                     x.d, x.n, y.d, y.n) != 0;
+    tmp_free(&t);
+    if (failed)
+        return big_refused(p, &o);
     if (x.n > 64)
         p->reds -= (SWord)((qcap * y.n) >> 10);
-    Term res = want_q ? make_big_from_digits(p, x.neg != y.neg, q, qcap)
-                      : make_big_from_digits(p, x.neg, r, y.n);
-    tmp_free(&tq);
-    tmp_free(&tr);
-    return res;
+    return big_close(p, &o, want_q ? x.neg != y.neg : x.neg, cap);
 }
 
 Term arith_idiv(Process *p, Term a, Term b)
@@ -385,16 +434,13 @@ static Term bitop(Process *p, int op, Term a, Term b)
     IView x, y;
     iview(a, &x);
     iview(b, &y);
-    size_t n = (x.n > y.n ? x.n : y.n) + 1;
-    Tmp t;
-    uint64_t *r = tmp_get(&t, n);
+    BigOut o;
+    uint64_t *r = big_open(p, &o, (x.n > y.n ? x.n : y.n) + 1);
     if (!r)
-        return raise_system_limit(p);
+        return bif_out_of_memory(p);
     int neg;
     size_t rn = bn_bitop(op, r, &neg, x.neg, x.d, x.n, y.neg, y.d, y.n);
-    Term res = make_big_from_digits(p, neg, r, rn);
-    tmp_free(&t);
-    return res;
+    return big_close(p, &o, neg, rn);
 }
 
 Term arith_band(Process *p, Term a, Term b)
@@ -437,16 +483,14 @@ static Term shift_left(Process *p, Term a, uint64_t n)
     if (n / 64 + x.n + 1 > ARITH_MAX_BIG_DIGITS)
         return raise_system_limit(p);
     size_t cap = x.n + n / 64 + 1;
-    Tmp t;
-    uint64_t *r = tmp_get(&t, cap);
+    BigOut o;
+    uint64_t *r = big_open(p, &o, cap);
     if (!r)
-        return raise_system_limit(p);
+        return bif_out_of_memory(p);
     size_t rn = bn_shl(r, x.d, x.n, (size_t)n);
     if (cap > 64)
         p->reds -= (SWord)(cap >> 6);
-    Term res = make_big_from_digits(p, x.neg, r, rn);
-    tmp_free(&t);
-    return res;
+    return big_close(p, &o, x.neg, rn);
 }
 
 /* a >> n (arithmetic: rounds toward minus infinity) for n >= 0. */
@@ -458,19 +502,17 @@ static Term shift_right(Process *p, Term a, uint64_t n)
     iview(a, &x);
     if (n >= (uint64_t)x.n * 64)
         return make_small(x.neg ? -1 : 0);
-    Tmp t;
-    uint64_t *r = tmp_get(&t, x.n + 1);
+    BigOut o;
+    uint64_t *r = big_open(p, &o, x.n + 1);
     if (!r)
-        return raise_system_limit(p);
+        return bif_out_of_memory(p);
     int lost;
     size_t rn = bn_shr(r, x.d, x.n, (size_t)n, &lost);
     if (x.neg && lost) {
         uint64_t one = 1;
         rn = bn_add(r, r, rn, &one, 1);
     }
-    Term res = make_big_from_digits(p, x.neg, r, rn);
-    tmp_free(&t);
-    return res;
+    return big_close(p, &o, x.neg, rn);
 }
 
 static inline int is_zero(Term a) { return a == make_small(0); }

@@ -197,10 +197,8 @@ size_t bn_mul(uint64_t *r, const uint64_t *a, size_t an, const uint64_t *b, size
     }
     /* Karatsuba on bn-sized chunks of a */
     uint64_t *tmp = malloc((kara_scratch(bn) + 2 * bn) * sizeof *tmp);
-    if (!tmp) {
-        mul_school(r, a, an, b, bn);
-        return bn_norm(r, an + bn);
-    }
+    if (!tmp)
+        return BN_NOMEM;
     uint64_t *prod = tmp + kara_scratch(bn);
     memset(r, 0, (an + bn) * sizeof *r);
     size_t off = 0;

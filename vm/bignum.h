@@ -23,7 +23,10 @@ int bn_cmp(const uint64_t *a, size_t an, const uint64_t *b, size_t bn);
 size_t bn_add(uint64_t *r, const uint64_t *a, size_t an, const uint64_t *b, size_t bn);
 /* r = a - b, requires a >= b; r has room for an digits; r may be a or b. */
 size_t bn_sub(uint64_t *r, const uint64_t *a, size_t an, const uint64_t *b, size_t bn);
-/* r = a * b; r has room for an+bn digits; no overlap. */
+/* r = a * b; r has room for an+bn digits; no overlap. BN_NOMEM when the
+ * scratch of a Karatsuba product could not be had: the quadratic method
+ * instead would take hours at the sizes where that happens. */
+#define BN_NOMEM ((size_t)-1)
 size_t bn_mul(uint64_t *r, const uint64_t *a, size_t an, const uint64_t *b, size_t bn);
 /* r = a * m + c; r has room for an+1 digits; r may be a. */
 size_t bn_mul_1(uint64_t *r, const uint64_t *a, size_t an, uint64_t m, uint64_t c);

@@ -201,6 +201,21 @@ Term *heap_alloc_try(Process *p, size_t words)
     return f->mem;
 }
 
+/* The newest allocation, which ends at `end`, gives back its last `words`
+ * words: a big-integer result is computed into the room its largest length
+ * needs and is often a digit shorter (arith.c). The room came from the young
+ * heap's top or from the newest fragment, so one of the two ends there. */
+void heap_give_back(Process *p, Term *end, size_t words)
+{
+    if (p->htop == end) {
+        p->htop -= words;
+        return;
+    }
+    HeapFrag *f = p->mbuf;
+    if (f && f->mem + f->used == end)
+        f->used -= (uint32_t)words;
+}
+
 /* heap_alloc_try's words, or when the system refuses them the thread's
  * reserve (the process is marked to die at its next check). */
 Term *heap_alloc(Process *p, size_t words)

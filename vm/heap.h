@@ -32,6 +32,10 @@ Term *heap_alloc(Process *p, size_t words);
  * would. BIFs use it through BIF_ALLOC (bif.h). */
 Term *heap_alloc_try(Process *p, size_t words);
 
+/* The newest allocation, ending at `end`, gives its last `words` words back
+ * (a result shorter than the room made for it). */
+void heap_give_back(Process *p, Term *end, size_t words);
+
 /* The reserve: each thread that runs processes makes its own at start, and
  * empties it when no process holds words of it (after each time slice). */
 void heap_reserve_init(void);

@@ -35,10 +35,13 @@ watch(Name, F) ->
     {P, R} = spawn_monitor(F),
     receive {'DOWN', R, process, P, Why} -> io:format("~s: ~p~n", [Name, Why]) end.
 main() ->
-    %% 1 bsl 500000000 is 62.5 MB; its square (125 MB) cannot be had
+    %% 1 bsl 500000000 is 62.5 MB; its square (125 MB, and as much again
+    %% of scratch for the product) cannot be had
     watch("square", fun() -> X = 1 bsl 500000000, io:format("~p~n", [X * X > 0]) end),
     %% an error whose reason holds it four times: no room to copy the
-    %% reason for the monitor, none for the report's text
+    %% reason for the monitor, none for the report's text (the number
+    %% itself, and its copy when the process collects, fit beside the
+    %% VM's threads: 125 MB of address space with +S 2)
     watch("reason", fun() -> X = 1 bsl 500000000, erlang:error({huge, X, X, X}) end),
     %% its decimal text would need 2.4 GB of scratch
     watch("print", fun() -> X = 1 bsl 300000000, io:format("~p~n", [X]) end),
@@ -55,7 +58,7 @@ owner: killed
 alive 5050'
 
 for flags in "+S 1" "+S 2" "-smp disable"; do
-    (ulimit -v 250000; exec "$BIN" +MMax 0 $flags "$TMPD/huge.mini") > "$TMPD/out" 2> "$TMPD/err" < /dev/null
+    (ulimit -v 300000; exec "$BIN" +MMax 0 $flags "$TMPD/huge.mini") > "$TMPD/out" 2> "$TMPD/err" < /dev/null
     st=$?
     [ "$st" = 0 ] || { fail "$flags: exit status $st"; tail -3 "$TMPD/err"; }
     [ "$(cat "$TMPD/out")" = "$want" ] || { fail "$flags: output"; cat "$TMPD/out"; head -c 600 "$TMPD/err"; }

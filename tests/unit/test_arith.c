@@ -510,6 +510,47 @@ static void test_literals(void)
     CHECK(term_eq_exact(lit_cons(make_small(1), NIL), cons(make_small(1), NIL)));
 }
 
+/* A big result takes its own words and no more: it is computed into room
+ * for its longest length (arith.c, big_open) and gives back the rest, all
+ * of it when the result is a small integer, on the young heap and in a
+ * fragment alike. */
+/* Words q has taken from its young heap and fragments. */
+static size_t words_used(Process *q)
+{
+    size_t n = (size_t)(q->htop - q->heap);
+    for (HeapFrag *f = q->mbuf; f; f = f->next)
+        n += f->used;
+    return n;
+}
+
+static void test_results_in_heap(void)
+{
+    Process *q = process_new_memory(1000);
+    Term two64 = arith_bsl(q, make_small(1), make_small(64));
+    Term a = arith_add(q, two64, make_small(5));              /* 2 digits */
+    size_t used = words_used(q);
+    CHECK(arith_sub(q, a, two64) == make_small(5));           /* room for 3, all back */
+    CHECK(words_used(q) == used);
+    Term s = arith_add(q, a, a);                              /* room for 3, 2 digits */
+    CHECK(is_big(s) && big_size(s) == 2 && words_used(q) == used + 3);
+    used = words_used(q);
+    Term m = arith_mul(q, a, a);                              /* room for 4, 3 digits */
+    CHECK(is_big(m) && big_size(m) == 3 && words_used(q) == used + 4);
+    used = words_used(q);
+    Term h = arith_bsr(q, two64, make_small(1));              /* 2^63: room for 3, 1 digit */
+    CHECK(is_big(h) && big_size(h) == 1 && words_used(q) == used + 2);
+    CHECK(text_is(h, 10, "9223372036854775808"));
+    used = words_used(q);
+    CHECK(arith_band(q, a, make_small(7)) == make_small(5) && words_used(q) == used);
+    /* past the young heap: the result's fragment keeps what it uses */
+    Term x = arith_bsl(q, make_small(1), make_small(100000)); /* 1563 digits */
+    used = words_used(q);
+    Term y = arith_add(q, x, x);                              /* room for 1564 */
+    CHECK(is_big(y) && big_size(y) == 1563 && words_used(q) == used + 1564);
+    CHECK(arith_sub(q, y, arith_add(q, x, x)) == make_small(0));
+    process_free_memory(q);
+}
+
 int main(void)
 {
     GC_INIT();
@@ -524,6 +565,7 @@ int main(void)
     test_compare();
     test_text();
     test_literals();
+    test_results_in_heap();
     if (failures) {
         fprintf(stderr, "test_arith: %d failure(s)\n", failures);
         return 1;
