@@ -63,6 +63,12 @@ void mem_limit_init(void)
     ceiling_words = bytes / 4 * 3 / sizeof(Term);
 }
 
+int mem_address_space_limited(void)
+{
+    struct rlimit rl;
+    return getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+}
+
 void mem_set_ceiling_mb(size_t mb)
 {
     ceiling_words = mb * ((size_t)1 << 20) / sizeof(Term);
