@@ -56,8 +56,8 @@
  * to a fresh page costs 7-13 us (bench/pagetouch.c): that was a third of
  * lists_bench's time. Blocks up to glibc's largest threshold (32 MiB) now
  * come from the arenas and stay there when freed, for the next collection
- * (as Erlang's allocators keep their carriers). */
-/*
+ * (as Erlang's allocators keep their carriers).
+ *
  * Under an address-space limit (ulimit -v) every thread allocates from
  * malloc's main arena. A thread's own arena is a heap of 64 MiB of address
  * space, reserved whole; one that fills gets another; and with the trim
@@ -75,7 +75,7 @@ void heap_init(void)
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     mallopt(M_TOP_PAD, 16 << 20);
-    if (mem_address_space_limited())
+    if (mem_address_space_limit())
         mallopt(M_ARENA_MAX, 1);
 }
 

@@ -53,20 +53,18 @@ static size_t meminfo_total_kb(void)
     return kb;
 }
 
-void mem_limit_init(void)
+size_t mem_address_space_limit(void)
 {
-    size_t bytes = meminfo_total_kb() * 1024;
     struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        (bytes == 0 || rl.rlim_cur < bytes))
-        bytes = rl.rlim_cur;
-    ceiling_words = bytes / 4 * 3 / sizeof(Term);
+    return getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (size_t)rl.rlim_cur : 0;
 }
 
-int mem_address_space_limited(void)
+void mem_limit_init(void)
 {
-    struct rlimit rl;
-    return getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+    size_t bytes = meminfo_total_kb() * 1024, as = mem_address_space_limit();
+    if (as && (bytes == 0 || as < bytes))
+        bytes = as;
+    ceiling_words = bytes / 4 * 3 / sizeof(Term);
 }
 
 void mem_set_ceiling_mb(size_t mb)

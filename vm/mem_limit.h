@@ -28,8 +28,8 @@ extern _Atomic size_t mem_process_words;
 void mem_limit_init(void);
 void mem_set_ceiling_mb(size_t mb);
 size_t mem_ceiling_words(void);
-/* Whether the process runs under an address-space limit (ulimit -v). */
-int mem_address_space_limited(void);
+/* The address-space limit (ulimit -v) in bytes; 0 when there is none. */
+size_t mem_address_space_limit(void);
 
 /* Called by the collector before it takes a block of `words` for p when
  * that would take all process heaps over the ceiling. Returns 1 if p may go
