@@ -165,12 +165,13 @@ check-smp: test-deps
 	    MINI_FLAGS="$$f" ONLY="$$t" sh tests/run.sh $(BIN) $(BUILD)/tests || exit 1; done; done
 
 # The concurrency tests under ThreadSanitizer: the threaded unit tests (the
-# mailbox, the pid table, the block pool), then the process and ETS tests with 2 and 4 schedulers;
+# mailbox, the pid table, the block pool, binary buffers passed between
+# threads), then the process and ETS tests with 2 and 4 schedulers;
 # any report fails the test.
 check-tsan: test-deps
 	@$(MAKE) --no-print-directory TSAN=1 all unit
 	@echo "== ThreadSanitizer, the threaded unit tests"
-	@for t in test_mailbox test_proc_table test_msgpool test_async test_ets_lock test_qsbr; do \
+	@for t in test_mailbox test_proc_table test_msgpool test_binary test_async test_ets_lock test_qsbr; do \
 	  TSAN_OPTIONS="report_signal_unsafe=0" build/release-tsan/tests/$$t || exit 1; done
 	@for s in 2 4; do echo "== ThreadSanitizer, +S $$s"; \
 	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="+S $$s" ONLY='proc_*' SAN_CHECK=1 \

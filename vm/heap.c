@@ -67,8 +67,11 @@
  * refused allocations moved between 110 and 10 MB from run to run (a
  * process that needs 36 MB lived or died by it). The main arena grows and
  * shrinks at its top, and malloc_trim (proc.c, after a death for memory)
- * gives its free top back. Without a limit, address space costs nothing
- * and each thread keeps its arena: no lock shared by the schedulers.
+ * gives its free top back. One arena is one lock, so what the schedulers
+ * allocate often comes from the block pool instead (pool.h): messages,
+ * fragments, and binary buffers up to 64 KiB (binary.c says why that
+ * bound); the young block is malloc'ed once a collection. Without a limit,
+ * address space costs nothing and each thread keeps its arena.
  */
 void heap_init(void)
 {

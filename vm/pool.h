@@ -1,6 +1,7 @@
 /* pool.h — the block pool: the memory of every message and heap fragment,
- * of any size, made on one thread and freed on any other without a lock, a
- * call to malloc or a fresh page in the steady state.
+ * of any size, and of binary buffers up to 64 KiB (binary.c), made on one
+ * thread and freed on any other without a lock, a call to malloc or a
+ * fresh page in the steady state.
  *
  * A block is a HeapFrag (process.h): the 32-byte record, then its words.
  * Sizes come in classes: 32 bytes (a bare record, a message whose term is an

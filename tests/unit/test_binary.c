@@ -4,10 +4,14 @@
  * process's collector drops its references when it no longer reaches the
  * binary (minor and major collections, sub-binaries keeping their original
  * alive); a dying process or an unreceived message releases its references;
- * the bytes are freed when the last reference goes. Also fuzzes
+ * the bytes are freed when the last reference goes. Buffers up to 64 KiB
+ * are blocks of the block pool, larger ones come from malloc, and buffers
+ * made on one thread and released on another are recycled, not remapped
+ * round after round. Also fuzzes
  * binary_to_term with mutated and random input: it must answer a term or
  * badarg, never crash (run under the ASan build to catch bad reads).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +24,7 @@
 #include "compare.h"
 #include "copy.h"
 #include "gc.h"
+#include "pool.h"
 #include "proc.h"
 
 #ifndef GC_STRESS
@@ -271,6 +276,87 @@ static void test_bitstrings(void)
     process_free_memory(p);
 }
 
+static int in_pool_arena(const void *b)
+{
+    uintptr_t a = (uintptr_t)b;
+    return pool_arena_lo && a - pool_arena_lo < pool_arena_hi - pool_arena_lo;
+}
+
+/* Buffers passed from the main thread to this one, which checks their
+ * bytes and releases them, round after round. */
+#define PASSED 4000
+static Binary *passed[PASSED];
+static pthread_barrier_t round_start, round_end;
+static int rounds_left, bad_bytes;
+
+static void *releaser(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        pthread_barrier_wait(&round_start);
+        if (rounds_left == 0)
+            return NULL;
+        for (int i = 0; i < PASSED; i++) {
+            Binary *b = passed[i];
+            for (size_t k = 0; k < b->size; k += 97)
+                bad_bytes += b->data[k] != (unsigned char)(i + k);
+            binary_release(b);
+        }
+        pthread_barrier_wait(&round_end);
+    }
+}
+
+static void test_buffers_from_the_pool(void)
+{
+    size_t base = binary_total_bytes();
+    Binary *small = binary_alloc(1000), *edge = binary_alloc((64 << 10) - sizeof(Binary));
+    Binary *big = binary_alloc(MB);
+#ifdef __SANITIZE_ADDRESS__
+    CHECK(!in_pool_arena(small));            /* every buffer from malloc, for ASan */
+#else
+    CHECK(pool_arena_lo != 0);
+    CHECK(in_pool_arena(small) && in_pool_arena(edge));
+#endif
+    CHECK(!in_pool_arena(big));
+    CHECK(binary_total_bytes() - base == 1000 + (64 << 10) - sizeof(Binary) + MB);
+    memset(small->data, 1, 1000);
+    memset(edge->data, 2, edge->size);
+    memset(big->data, 3, MB);
+    binary_release(small);
+    binary_release(edge);
+    binary_release(big);
+    CHECK(binary_total_bytes() == base);
+
+    /* made here, released there: after the first rounds the pool maps no more */
+    pthread_t t;
+    pthread_barrier_init(&round_start, NULL, 2);
+    pthread_barrier_init(&round_end, NULL, 2);
+    rounds_left = 1;
+    pthread_create(&t, NULL, releaser, NULL);
+    size_t mapped_after_warmup = 0;
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < PASSED; i++) {
+            size_t size = 65 + (size_t)(i * 7919 % 4000);  /* 65 bytes to 4 KB */
+            Binary *b = passed[i] = binary_alloc(size);
+            for (size_t k = 0; k < size; k++)
+                b->data[k] = (unsigned char)(i + k);
+        }
+        pthread_barrier_wait(&round_start);
+        pthread_barrier_wait(&round_end);
+        if (round == 4)
+            mapped_after_warmup = pool_mapped_bytes();
+    }
+    rounds_left = 0;
+    pthread_barrier_wait(&round_start);
+    pthread_join(t, NULL);
+    CHECK(bad_bytes == 0);
+    CHECK(binary_total_bytes() == base);
+    /* rounds 5-19 recycle what the first made (slack: one slab per class) */
+    CHECK(pool_mapped_bytes() <= mapped_after_warmup + 4 * MB);
+    pthread_barrier_destroy(&round_start);
+    pthread_barrier_destroy(&round_end);
+}
+
 int main(void)
 {
     atom_init();
@@ -279,6 +365,7 @@ int main(void)
     test_sub_binary();
     test_bitstrings();
     test_messages();
+    test_buffers_from_the_pool();
     test_fuzz();
     printf("test_binary%s: %d checks, %d failures\n", GC_STRESS ? " (GC_STRESS)" : "", checks, failures);
     return failures != 0;
