@@ -187,25 +187,13 @@ void heap_attach_frag(Process *p, HeapFrag *f)
     p->mbuf_words += words;
 }
 
-Term *heap_alloc_try(Process *p, size_t words)
+Term *heap_alloc_try_slow(Process *p, size_t words)
 {
-#if !GC_STRESS
-    if ((size_t)(p->stop - p->htop) >= words) {
-        Term *hp = p->htop;
-        p->htop += words;
-        return hp;
-    }
-#endif
-    HeapFrag *f = p->mbuf;
-    if (f && f->size - f->used >= words) {
-        Term *hp = f->mem + f->used;
-        f->used += words;
-        return hp;
-    }
-    /* no new block for a process already marked to die for memory; a size
-     * no block can have (a word count past the address space) is refused as
-     * the system would refuse it */
-    f = p->out_of_memory || words > FRAG_MAX_WORDS ? NULL
+    /* (heap.h tried the heap and the newest fragment) No new block for a
+     * process already marked to die for memory; a size no block can have (a
+     * word count past the address space) is refused as the system would
+     * refuse it. */
+    HeapFrag *f = p->out_of_memory || words > FRAG_MAX_WORDS ? NULL
         : heap_frag_new(words > FRAG_MIN_WORDS ? words : FRAG_MIN_WORDS);
     if (!f) {
         gc_out_of_memory(p, OOM_NOMEM);

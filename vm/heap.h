@@ -30,7 +30,26 @@ Term *heap_alloc(Process *p, size_t words);
  * than the reserve: NULL when the system refuses the memory (or p, already
  * out of memory, needs a new block), p then marked to die as heap_alloc
  * would. BIFs use it through BIF_ALLOC (bif.h). */
-Term *heap_alloc_try(Process *p, size_t words);
+Term *heap_alloc_try_slow(Process *p, size_t words);
+/* words on p's heap, else in its newest fragment, inline (a BIF's result
+ * usually fits one or the other); heap_alloc_try_slow does the rest */
+static inline Term *heap_alloc_try(Process *p, size_t words)
+{
+#if !GC_STRESS
+    if ((size_t)(p->stop - p->htop) >= words) {
+        Term *hp = p->htop;
+        p->htop += words;
+        return hp;
+    }
+#endif
+    HeapFrag *f = p->mbuf;
+    if (f && f->size - f->used >= words) {
+        Term *hp = f->mem + f->used;
+        f->used += words;
+        return hp;
+    }
+    return heap_alloc_try_slow(p, words);
+}
 
 /* The newest allocation, ending at `end`, gives its last `words` words back
  * (a result shorter than the room made for it). */

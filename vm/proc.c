@@ -33,7 +33,6 @@ Term make_ref_at(Term *hp, uint64_t n) {
     return make_boxed(hp);
 }
 
-uint64_t ref_number(Term ref) { return (uint64_t)boxed_ptr(ref)[1]; }
 
 /* ---- spawn ---- */
 

@@ -167,7 +167,7 @@ Term proc_registered(Process *p);           /* list of names */
 uint64_t proc_new_ref(void);
 #define REF_WORDS 2
 Term make_ref_at(Term *hp, uint64_t n);
-uint64_t ref_number(Term ref);
+static inline uint64_t ref_number(Term ref) { return (uint64_t)boxed_ptr(ref)[1]; }
 
 /* process_info on another process: asks pid (SIG_INFO) to send p its
  * answer as {Ref, Info}; -1 if pid is not alive. info_answer (bif_introspection.c)

@@ -325,7 +325,8 @@ static Term lf_copy_obj(Process *p, const EtsObj *o, int *ok)
 }
 
 /* 1 and *res if the lock-free read stands; 0: take the locks. */
-static int lookup_lockfree(Process *p, Term tid, Term key, int what, SWord pos, Term *res)
+static inline __attribute__((always_inline)) int
+lookup_lockfree(Process *p, Term tid, Term key, int what, SWord pos, Term *res)
 {
     uint32_t rseq = ets_seq_begin(&ets_reg_lock);
     if (rseq & 1) return 0;
@@ -355,10 +356,9 @@ static int lookup_lockfree(Process *p, Term tid, Term key, int what, SWord pos, 
     return 1;
 }
 
-Term bif_ets_lookup_2(Process *p, Term *args)
+/* (apart, so that the lock-free path does not pay this one's frame) */
+static __attribute__((noinline)) Term lookup_locked(Process *p, Term *args)
 {
-    Term lf;
-    if (lookup_lockfree(p, args[0], args[1], LF_LOOKUP, 0, &lf)) return lf;
     TABLE(p, args[0], NEED_READ);
     Term key = args[1];
     uint32_t h = key_hash(t, key);
@@ -368,6 +368,13 @@ Term bif_ets_lookup_2(Process *p, Term *args)
     ets_runlock(&s->lock);
     if (r == THE_NON_VALUE) OOM(p);
     DONE(r);
+}
+
+Term bif_ets_lookup_2(Process *p, Term *args)
+{
+    Term lf;
+    if (lookup_lockfree(p, args[0], args[1], LF_LOOKUP, 0, &lf)) return lf;
+    return lookup_locked(p, args);
 }
 
 Term bif_ets_member_2(Process *p, Term *args)

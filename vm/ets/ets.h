@@ -144,7 +144,16 @@ long ets_table_size(EtsTable *t);
 long ets_table_words(EtsTable *t);
 
 /* ---- objects ---- */
-uint32_t ets_hash(Term key);
+/* The hash of a key; an immediate's (the usual key) is computed inline. */
+uint32_t ets_hash_boxed(Term key);
+static inline uint32_t ets_hash(Term key)
+{
+    if (is_immed(key)) {
+        uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+        return (uint32_t)(h >> 32) ^ (uint32_t)(h >> 7);
+    }
+    return ets_hash_boxed(key);
+}
 static inline Term ets_key(const EtsTable *t, Term obj) { return tuple_elems(obj)[t->keypos - 1]; }
 /* Keys equal as the table compares them: == for ordered_set, =:= else. */
 int ets_key_eq(const EtsTable *t, Term a, Term b);
@@ -156,7 +165,13 @@ static inline int ets_key_cmp(Term a, Term b)
     return term_compare(a, b);
 }
 /* A tuple of immediates: copied into and out of a table word for word. */
-int ets_tuple_flat(Term tuple);
+static inline int ets_tuple_flat(Term tuple)
+{
+    UWord a = tuple_arity(tuple);
+    const Term *e = tuple_elems(tuple);
+    for (UWord i = 0; i < a; i++) if (!is_immed(e[i])) return 0;
+    return 1;
+}
 EtsObj *ets_obj_new(Term obj, uint32_t hash);
 /* Frees an object no reader can have seen (never in a table). */
 void ets_obj_free(EtsObj *o);
@@ -229,13 +244,48 @@ void ets_oset_split_wanted(EtsTable *t);
 
 /* Within a locked stripe: the first object of a key (set and bags: and
  * *prevp the link that points to it), NULL if none. */
-EtsObj *ets_stripe_find(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsObj ***prevp);
+EtsObj *ets_stripe_find_any(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsObj ***prevp);
+/* (a hash table searched for an immediate key, the usual case, inline: such
+ * a key is =:= only to the same word, so no compare call) */
+static inline EtsObj *ets_stripe_find(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsObj ***prevp)
+{
+    if (t->type == ETS_ORDERED_SET || !is_immed(key) || !s->nbuckets)
+        return ets_stripe_find_any(t, s, key, hash, prevp);
+    EtsObj **pp = &s->buckets[hash & (s->nbuckets - 1)];
+    for (; *pp; pp = &(*pp)->next)
+        if ((*pp)->ikey == key) {
+            if (prevp) *prevp = pp;
+            return *pp;
+        }
+    return NULL;
+}
 /* Without any lock: the object of key in a set or an ordered_set that has
  * not split, NULL if none, or ETS_LF_GAVE_UP when the walk went on for
  * longer than a consistent chain or tree allows (a writer is reshaping
  * it). Valid only if the stripe's sequence count did not move. */
 #define ETS_LF_GAVE_UP ((EtsObj *)1)
-EtsObj *ets_stripe_find_lockfree(EtsTable *t, EtsStripe *s, Term key, uint32_t hash);
+/* A set's chain holds about one key; a longer walk is one a writer is
+ * reshaping under the reader (whose check of the sequence count would
+ * fail anyway). */
+#define ETS_LF_HASH_MAX 4096
+EtsObj *ets_stripe_find_lockfree_any(EtsTable *t, EtsStripe *s, Term key, uint32_t hash);
+/* The usual case, a set searched for an immediate key, inline: such a key
+ * is =:= only to the same word, compared without reading the object's
+ * data (whose words may be written in place meanwhile). */
+static inline EtsObj *ets_stripe_find_lockfree(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
+{
+    if (t->type == ETS_ORDERED_SET || !is_immed(key))
+        return ets_stripe_find_lockfree_any(t, s, key, hash);
+    size_t nb = smp_load_acquire(&s->nbuckets);
+    if (!nb) return NULL;
+    EtsObj **b = smp_load_acquire(&s->buckets);
+    int steps = 0;
+    for (EtsObj *o = smp_load_acquire(&b[hash & (nb - 1)]); o; o = smp_load_acquire(&o->next)) {
+        if (o->ikey == key) return o;
+        if (++steps > ETS_LF_HASH_MAX) return ETS_LF_GAVE_UP;
+    }
+    return NULL;
+}
 
 /* Inserts o into a write-locked stripe as the table's type says (replacing
  * an object of the same key in a set or ordered_set, skipping an exact

@@ -276,27 +276,12 @@ void ets_owner_exit(Process *p)
  * its word can be hashed directly (a multiply-shift, the top bits kept:
  * the stripe takes the top 6, the bucket the low ones); other keys take the
  * structural hash that maps use, which is consistent with =:=. */
-uint32_t ets_hash(Term key)
-{
-    if (is_immed(key)) {
-        uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
-        return (uint32_t)(h >> 32) ^ (uint32_t)(h >> 7);
-    }
-    return map_internal_hash(key, 0);
-}
+uint32_t ets_hash_boxed(Term key) { return map_internal_hash(key, 0); }
 
 int ets_key_eq(const EtsTable *t, Term a, Term b)
 {
     if (a == b) return 1;
     return t->type == ETS_ORDERED_SET ? term_compare(a, b) == 0 : term_eq_exact(a, b);
-}
-
-int ets_tuple_flat(Term tuple)
-{
-    UWord a = tuple_arity(tuple);
-    const Term *e = tuple_elems(tuple);
-    for (UWord i = 0; i < a; i++) if (!is_immed(e[i])) return 0;
-    return 1;
 }
 
 EtsObj *ets_obj_new(Term obj, uint32_t hash)
@@ -428,7 +413,7 @@ static EtsObj *tree_find_small(const EtsTable *t, EtsObj *n, Term key)
     return NULL;
 }
 
-EtsObj *ets_stripe_find(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsObj ***prevp)
+EtsObj *ets_stripe_find_any(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsObj ***prevp)
 {
     if (t->type == ETS_ORDERED_SET) {
         if (is_small(key)) return tree_find_small(t, s->root, key);
@@ -457,13 +442,12 @@ EtsObj *ets_stripe_find(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsO
 }
 
 /* Lock-free walks give up past these lengths: a consistent AVL tree of
- * any size that fits in memory is under 96 levels deep, and a set's chain
- * holds about one key; a longer walk is one a writer is reshaping under the
- * reader (whose check of the sequence count would fail anyway). */
+ * any size that fits in memory is under 96 levels deep (a set's chain:
+ * ETS_LF_HASH_MAX, ets.h); a longer walk is one a writer is reshaping under
+ * the reader (whose check of the sequence count would fail anyway). */
 #define LF_TREE_MAX 96
-#define LF_HASH_MAX 4096
 
-EtsObj *ets_stripe_find_lockfree(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
+EtsObj *ets_stripe_find_lockfree_any(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
 {
     if (t->type == ETS_ORDERED_SET) {
         EtsObj *n = smp_load_acquire(&s->root);
@@ -488,7 +472,7 @@ EtsObj *ets_stripe_find_lockfree(EtsTable *t, EtsStripe *s, Term key, uint32_t h
         if (immed ? o->ikey == key
                   : o->ikey == THE_NON_VALUE && o->hash == hash && term_eq_exact(ets_key(t, o->term), key))
             return o;
-        if (++steps > LF_HASH_MAX) return ETS_LF_GAVE_UP;
+        if (++steps > ETS_LF_HASH_MAX) return ETS_LF_GAVE_UP;
     }
     return NULL;
 }
