@@ -423,7 +423,27 @@ L_sub_imm: IMM_ARITH(SRC(pc[3]), DST(pc[5]), __builtin_sub_overflow, L_sub);
 /* The same between x registers, the usual shape of a counter in a loop */
 L_add_imm_xx: IMM_ARITH(x[operand_slot(pc[3])], x[operand_slot(pc[5])], __builtin_add_overflow, L_add);
 L_sub_imm_xx: IMM_ARITH(x[operand_slot(pc[3])], x[operand_slot(pc[5])], __builtin_sub_overflow, L_sub);
+/* From a y register to an x register: a counter kept across a call */
+L_add_imm_yx: IMM_ARITH(E[operand_slot(pc[3])], x[operand_slot(pc[5])], __builtin_add_overflow, L_add);
+L_sub_imm_yx: IMM_ARITH(E[operand_slot(pc[3])], x[operand_slot(pc[5])], __builtin_sub_overflow, L_sub);
 #undef IMM_ARITH
+/* b is a small integer literal: a's tagged word less its tag (its value
+ * shifted over the tag) times b's value is the product's word less its
+ * tag, and the machine's overflow check on it is the small-integer range
+ * check (a 64-bit word holds a small integer's 60 bits shifted by 4) */
+#define IMM_MUL(A, D) do {                                                 \
+        Term a_ = (A);                                                    \
+        SWord r_;                                                         \
+        if (is_small(a_) &&                                               \
+            !__builtin_mul_overflow((SWord)(a_ - IMM_SMALL), small_val((Term)pc[4]), &r_)) { \
+            D = (Term)r_ + IMM_SMALL;                                     \
+            DISPATCH(6);                                                  \
+        }                                                                 \
+        goto L_mul;                                                       \
+    } while (0)
+L_mul_imm: IMM_MUL(SRC(pc[3]), DST(pc[5]));
+L_mul_imm_xx: IMM_MUL(x[operand_slot(pc[3])], x[operand_slot(pc[5])]);
+#undef IMM_MUL
 /* Operands of unknown type: small integers first; then two floats, or a
  * float and a small integer, computed here and boxed straight on the heap
  * when there is room (no call, no fragment); anything else, and a result
@@ -481,8 +501,10 @@ mul_slow:
 arith_result:
     if (r == THE_NON_VALUE) {
         if (pc[1]) FAIL_TO(pc[1]);
-        int is_mul = *pc == (Instr)&&L_mul || *pc == (Instr)&&L_mul_x;
-        int is_sub = *pc == (Instr)&&L_sub || *pc == (Instr)&&L_sub_imm || *pc == (Instr)&&L_sub_imm_xx;
+        int is_mul = *pc == (Instr)&&L_mul || *pc == (Instr)&&L_mul_x || *pc == (Instr)&&L_mul_imm ||
+                     *pc == (Instr)&&L_mul_imm_xx;
+        int is_sub = *pc == (Instr)&&L_sub || *pc == (Instr)&&L_sub_imm || *pc == (Instr)&&L_sub_imm_xx ||
+                     *pc == (Instr)&&L_sub_imm_yx;
         /* OTP 25 (JIT) raises from its inline sum with a small integer
          * literal, and from a difference with a non-negative one (which it
          * adds negated), without an erlang:'+' frame; otherwise the frame

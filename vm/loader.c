@@ -82,8 +82,9 @@ static UWord specialise(UWord op, const UWord *in, const UWord *end) {
     case OP_sub: {
         if (!is_small((Term)in[4]) || !operand_is_literal(in[4])) return op;
         int xx = operand_is_x(in[3]) && operand_is_x(in[5]);
-        if (op == OP_add) return xx ? OP_add_imm_xx : OP_add_imm;
-        return xx ? OP_sub_imm_xx : OP_sub_imm;
+        int yx = operand_is_y(in[3]) && operand_is_x(in[5]);
+        if (op == OP_add) return xx ? OP_add_imm_xx : yx ? OP_add_imm_yx : OP_add_imm;
+        return xx ? OP_sub_imm_xx : yx ? OP_sub_imm_yx : OP_sub_imm;
     }
     case OP_fbox: return operand_is_x(in[3]) ? OP_fbox_x : op;
     case OP_bif: {
@@ -98,6 +99,8 @@ static UWord specialise(UWord op, const UWord *in, const UWord *end) {
         return form + (operand_is_x(in[4]) && operand_is_x(in[6]) && !operand_is_y(in[7]));
     }
     case OP_mul:
+        if (operand_is_literal(in[4]) && is_small((Term)in[4]))
+            return operand_is_x(in[3]) && operand_is_x(in[5]) ? OP_mul_imm_xx : OP_mul_imm;
         return operand_is_x(in[3]) && !operand_is_y(in[4]) && operand_is_x(in[5]) ? OP_mul_x : op;
     case OP_fmove:
         if (operand_is_x(in[1])) return OP_fmove_x;
