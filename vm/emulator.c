@@ -192,6 +192,7 @@ RunResult emulator_run(Process *p) {
     int arity;                       /* arity of the call being made */
     Term top_frame = THE_NON_VALUE;  /* extra first trace entry for raise */
     int wait_live = 0;               /* x registers a wait keeps */
+    Term bif_args[8];                /* a bif instruction's arguments */
     double fr[MAX_FREG];             /* float registers: dead across calls and
                                         receives, so never saved (opcodes.h) */
 
@@ -332,11 +333,16 @@ L_normal_exit:
     p->reds = reds;
     return RUN_DONE;
 
-L_bif: {
+L_bif2:                                /* two arguments, the usual count: no loop */
+    bif_args[0] = SRC(pc[6]);
+    bif_args[1] = SRC(pc[7]);
+    goto bif_call;
+L_bif:
+    for (UWord i = 0, n = pc[5]; i < n; i++) bif_args[i] = SRC(pc[6 + i]);
+bif_call: {
     const BifEntry *b = (const BifEntry *)pc[2];
     UWord n = pc[5];
-    Term args[8];
-    for (UWord i = 0; i < n; i++) args[i] = SRC(pc[6 + i]);
+    Term *args = bif_args;
     p->live = (int)pc[3];
     p->reds = reds;
     p->pc = pc;                      /* where we are, for process_info */

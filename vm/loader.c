@@ -90,11 +90,12 @@ static UWord specialise(UWord op, const UWord *in, const UWord *end) {
     case OP_bif: {
         if (in[5] != 2) return op;
         Term (*fn)(Process *, Term *) = bif_table[in[2]].fn;
+        UWord plain = OP_bif2;
         UWord form = fn == bif_band_2 ? OP_bif_band : fn == bif_bor_2 ? OP_bif_bor
                    : fn == bif_bxor_2 ? OP_bif_bxor : fn == bif_bsl_2 ? OP_bif_bsl
                    : fn == bif_bsr_2 ? OP_bif_bsr : fn == bif_div_2 ? OP_bif_div
-                   : fn == bif_rem_2 ? OP_bif_rem : fn == bif_element_2 ? OP_bif_element : op;
-        if (form == op) return op;
+                   : fn == bif_rem_2 ? OP_bif_rem : fn == bif_element_2 ? OP_bif_element : plain;
+        if (form == plain) return plain;
         /* the _x form follows its generic form (opcodes.def) */
         return form + (operand_is_x(in[4]) && operand_is_x(in[6]) && !operand_is_y(in[7]));
     }
