@@ -449,6 +449,7 @@ L_sub_imm_yx: IMM_ARITH(E[operand_slot(pc[3])], x[operand_slot(pc[5])], __builti
     } while (0)
 L_mul_imm: IMM_MUL(SRC(pc[3]), DST(pc[5]));
 L_mul_imm_xx: IMM_MUL(x[operand_slot(pc[3])], x[operand_slot(pc[5])]);
+L_mul_imm_yx: IMM_MUL(E[operand_slot(pc[3])], x[operand_slot(pc[5])]);
 #undef IMM_MUL
 /* Operands of unknown type: small integers first; then two floats, or a
  * float and a small integer, computed here and boxed straight on the heap
@@ -466,18 +467,21 @@ L_mul_imm_xx: IMM_MUL(x[operand_slot(pc[3])], x[operand_slot(pc[5])]);
     } while (0)
 L_add: {
     Term a = SRC(pc[3]), b = SRC(pc[4]), r;
-    if (is_small(a) && is_small(b)) {
-        SWord v = small_val(a) + small_val(b);
-        if (fits_small(v)) { DST(pc[5]) = make_small(v); DISPATCH(6); }
+    /* two small integers: a's word plus b's less its tag is the sum's word,
+     * and the overflow flag is the range check (as IMM_ARITH) */
+    SWord v;
+    if (is_small(a) && is_small(b) && !__builtin_add_overflow((SWord)a, (SWord)(b - IMM_SMALL), &v)) {
+        DST(pc[5]) = (Term)v;
+        DISPATCH(6);
     }
     ARITH_FLOATS(a, b, +);
     r = arith_add(p, a, b);
     goto arith_result;
 L_sub:
     a = SRC(pc[3]); b = SRC(pc[4]);
-    if (is_small(a) && is_small(b)) {
-        SWord v = small_val(a) - small_val(b);
-        if (fits_small(v)) { DST(pc[5]) = make_small(v); DISPATCH(6); }
+    if (is_small(a) && is_small(b) && !__builtin_sub_overflow((SWord)a, (SWord)(b - IMM_SMALL), &v)) {
+        DST(pc[5]) = (Term)v;
+        DISPATCH(6);
     }
     ARITH_FLOATS(a, b, -);
     r = arith_sub(p, a, b);
@@ -508,7 +512,7 @@ arith_result:
     if (r == THE_NON_VALUE) {
         if (pc[1]) FAIL_TO(pc[1]);
         int is_mul = *pc == (Instr)&&L_mul || *pc == (Instr)&&L_mul_x || *pc == (Instr)&&L_mul_imm ||
-                     *pc == (Instr)&&L_mul_imm_xx;
+                     *pc == (Instr)&&L_mul_imm_xx || *pc == (Instr)&&L_mul_imm_yx;
         int is_sub = *pc == (Instr)&&L_sub || *pc == (Instr)&&L_sub_imm || *pc == (Instr)&&L_sub_imm_xx ||
                      *pc == (Instr)&&L_sub_imm_yx;
         /* OTP 25 (JIT) raises from its inline sum with a small integer
