@@ -546,6 +546,26 @@ static Term do_update_counter(Process *p, Term *args, Term deflt)
     TABLE_WRITE(p, args[0]);
     if (t->type != ETS_SET && t->type != ETS_ORDERED_SET) FAIL(p);
     Term key = args[1], spec = args[2];
+    if (is_small(spec) && deflt == THE_NON_VALUE) {
+        /* the usual call, update_counter(T, K, Incr) on a small counter
+         * after the key: stepped in place (as below), with no spec parsed;
+         * anything else takes the general path */
+        uint32_t h = key_hash(t, key);
+        EtsStripe *s = ets_key_stripe(t, key, h);
+        if (!stripe_wlock_live(t, s)) FAIL(p);
+        EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
+        UWord pos = (UWord)t->keypos + 1;
+        if (o && pos <= tuple_arity(o->term) && is_small(tuple_elems(o->term)[pos - 1])) {
+            Term *w = &tuple_elems(o->term)[pos - 1];
+            SWord v = small_val(*w) + small_val(spec);
+            if (fits_small(v)) {
+                smp_store_release(w, make_small(v));
+                ets_wunlock(&s->lock);
+                DONE(make_small(v));
+            }
+        }
+        ets_wunlock(&s->lock);
+    }
     int is_list_spec = is_list(spec) || is_nil(spec);
     long nops = 0;
     if (is_list_spec) {
