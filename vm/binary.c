@@ -40,7 +40,7 @@ static atomic_size_t total_bytes;
  * binaries on every scheduler then takes no lock: malloc's arenas are
  * locked, and under an address-space limit every thread shares one (heap.c
  * says why), where two processes making 1 KB binaries on two schedulers
- * ran 3.6x slower than without the limit (bench/arena_limit.mini). A buffer
+ * ran 3.6x slower than without the limit (bench/binary_churn.mini). A buffer
  * sent to another scheduler and dropped there also goes back without a
  * lock, as messages do. The bound is Erlang's own (its binary allocator
  * keeps blocks under 512 KiB in shared carriers, larger ones get a mapping
