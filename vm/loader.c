@@ -100,9 +100,11 @@ static UWord specialise(UWord op, const UWord *in, const UWord *end) {
         return form + (operand_is_x(in[4]) && operand_is_x(in[6]) && !operand_is_y(in[7]));
     }
     case OP_mul:
-        if (operand_is_literal(in[4]) && is_small((Term)in[4]))
-            return !operand_is_x(in[5]) ? OP_mul_imm
-                 : operand_is_x(in[3]) ? OP_mul_imm_xx : operand_is_y(in[3]) ? OP_mul_imm_yx : OP_mul_imm;
+        if (operand_is_literal(in[4]) && is_small((Term)in[4])) {
+            int xx = operand_is_x(in[3]) && operand_is_x(in[5]);
+            int yx = operand_is_y(in[3]) && operand_is_x(in[5]);
+            return xx ? OP_mul_imm_xx : yx ? OP_mul_imm_yx : OP_mul_imm;
+        }
         return operand_is_x(in[3]) && !operand_is_y(in[4]) && operand_is_x(in[5]) ? OP_mul_x : op;
     case OP_fmove:
         if (operand_is_x(in[1])) return OP_fmove_x;

@@ -541,28 +541,39 @@ static int counter_op(EtsTable *t, Term x, CounterOp *op)
     return op->pos >= 1 && op->pos != t->keypos;
 }
 
+/* A small counter at position pos of o stepped by a small increment, the
+ * result written over the stored word (as replace_obj would, with no copy
+ * of the object): 1 and *res, or 0 when the counter or the result is not a
+ * small integer (the general path then). The stripe is write-locked. */
+static inline __attribute__((always_inline)) int counter_step_in_place(EtsObj *o, UWord pos, Term incr, Term *res)
+{
+    if (!is_small(incr) || pos > tuple_arity(o->term)) return 0;
+    Term *w = &tuple_elems(o->term)[pos - 1];
+    if (!is_small(*w)) return 0;
+    SWord v = small_val(*w) + small_val(incr);
+    if (!fits_small(v)) return 0;
+    smp_store_release(w, make_small(v));
+    *res = make_small(v);
+    return 1;
+}
+
 static Term do_update_counter(Process *p, Term *args, Term deflt)
 {
     TABLE_WRITE(p, args[0]);
     if (t->type != ETS_SET && t->type != ETS_ORDERED_SET) FAIL(p);
     Term key = args[1], spec = args[2];
     if (is_small(spec) && deflt == THE_NON_VALUE) {
-        /* the usual call, update_counter(T, K, Incr) on a small counter
-         * after the key: stepped in place (as below), with no spec parsed;
-         * anything else takes the general path */
+        /* the usual call, update_counter(T, K, Incr) on the counter after
+         * the key: stepped in place before any spec is parsed; anything
+         * else takes the general path */
         uint32_t h = key_hash(t, key);
         EtsStripe *s = ets_key_stripe(t, key, h);
         if (!stripe_wlock_live(t, s)) FAIL(p);
         EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
-        UWord pos = (UWord)t->keypos + 1;
-        if (o && pos <= tuple_arity(o->term) && is_small(tuple_elems(o->term)[pos - 1])) {
-            Term *w = &tuple_elems(o->term)[pos - 1];
-            SWord v = small_val(*w) + small_val(spec);
-            if (fits_small(v)) {
-                smp_store_release(w, make_small(v));
-                ets_wunlock(&s->lock);
-                DONE(make_small(v));
-            }
+        Term v;
+        if (o && counter_step_in_place(o, (UWord)t->keypos + 1, spec, &v)) {
+            ets_wunlock(&s->lock);
+            DONE(v);
         }
         ets_wunlock(&s->lock);
     }
@@ -586,18 +597,11 @@ static Term do_update_counter(Process *p, Term *args, Term deflt)
     EtsStripe *s = ets_key_stripe(t, key, h);
     if (!stripe_wlock_live(t, s)) { if (ops != opsbuf) free(ops); FAIL(p); }
     EtsObj *o = ets_stripe_find(t, s, key, h, NULL);
-    if (o && nops == 1 && !is_list_spec && ops[0].thr == THE_NON_VALUE && is_small(ops[0].incr) &&
-        (UWord)ops[0].pos <= tuple_arity(o->term) && is_small(tuple_elems(o->term)[ops[0].pos - 1])) {
-        /* the common case, a small counter stepped by a small increment:
-         * a small result is written over the stored word (as replace_obj
-         * would), with no copy of the object */
-        Term *w = &tuple_elems(o->term)[ops[0].pos - 1];
-        SWord v = small_val(*w) + small_val(ops[0].incr);
-        if (fits_small(v)) {
-            smp_store_release(w, make_small(v));
-            ets_wunlock(&s->lock);
-            DONE(make_small(v));
-        }
+    Term stepped;
+    if (o && nops == 1 && !is_list_spec && ops[0].thr == THE_NON_VALUE &&
+        counter_step_in_place(o, (UWord)ops[0].pos, ops[0].incr, &stepped)) {
+        ets_wunlock(&s->lock);
+        DONE(stepped);
     }
     Term base = o ? o->term : deflt;
     Term result = THE_NON_VALUE;

@@ -425,17 +425,11 @@ EtsObj *ets_stripe_find_any(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, 
         }
         return NULL;
     }
+    /* a boxed key (ets.h walks a chain for an immediate one) */
     if (!s->nbuckets) return NULL;
     EtsObj **pp = &s->buckets[bucket_of(s, hash)];
-    int pos = t->keypos;
-    if (is_immed(key)) {
-        /* an immediate is =:= only to the same word: no compare call */
-        for (; *pp; pp = &(*pp)->next)
-            if ((*pp)->ikey == key) break;
-    } else {
-        for (; *pp; pp = &(*pp)->next)
-            if ((*pp)->hash == hash && term_eq_exact(tuple_elems((*pp)->term)[pos - 1], key)) break;
-    }
+    for (; *pp; pp = &(*pp)->next)
+        if ((*pp)->hash == hash && term_eq_exact(ets_key(t, (*pp)->term), key)) break;
     if (!*pp) return NULL;
     if (prevp) *prevp = pp;
     return *pp;
@@ -464,13 +458,12 @@ EtsObj *ets_stripe_find_lockfree_any(EtsTable *t, EtsStripe *s, Term key, uint32
     if (!nb) return NULL;
     EtsObj **b = smp_load_acquire(&s->buckets);
     EtsObj *o = smp_load_acquire(&b[hash & (nb - 1)]);
-    /* an immediate key is =:= only to the same word; an object whose key
-     * is an immediate cannot match a boxed one, and its words may be
-     * written in place meanwhile: only boxed keys are read from objects */
-    int immed = is_immed(key), steps = 0;
+    /* a boxed key (ets.h walks a chain for an immediate one): an object
+     * whose key is an immediate cannot match it, and its words may be
+     * written in place meanwhile, so only boxed keys are read from objects */
+    int steps = 0;
     for (; o; o = smp_load_acquire(&o->next)) {
-        if (immed ? o->ikey == key
-                  : o->ikey == THE_NON_VALUE && o->hash == hash && term_eq_exact(ets_key(t, o->term), key))
+        if (o->ikey == THE_NON_VALUE && o->hash == hash && term_eq_exact(ets_key(t, o->term), key))
             return o;
         if (++steps > ETS_LF_HASH_MAX) return ETS_LF_GAVE_UP;
     }
