@@ -46,19 +46,26 @@ enum { ETS_SET, ETS_ORDERED_SET, ETS_BAG, ETS_DUPLICATE_BAG };
 
 enum { ETS_PUBLIC, ETS_PROTECTED, ETS_PRIVATE };
 
+/* What a search reads of every object it passes comes first: a chain walk
+ * reads next and ikey (or hash, for a boxed key), a tree walk left, right
+ * and ikey, all in the first 36 bytes. malloc aligns to 16 bytes, so the
+ * 32 bytes of next to ikey lie in one cache line for three objects in four
+ * (with ikey at the end of the header, as it was, for one in four): each
+ * object passed in a table bigger than the first-level cache is a line
+ * brought in. */
 typedef struct EtsObj {
     struct EtsObj *next;         /* hash chain (set and bags)                */
     struct EtsObj *left, *right; /* AVL children (ordered_set)               */
-    int height;
-    int flat;                    /* a tuple of immediates: data[] is just it */
-    uint32_t hash;
-    uint32_t bins;               /* ProcBins in data[] (0: a copy-out need not adopt) */
-    size_t words;                /* of data[]: the copy size of the whole term */
-    Term term;                   /* the tuple, inside data[]                 */
-    Term ikey;                   /* its key when an immediate, else
+    Term ikey;                   /* the key when an immediate, else
                                     THE_NON_VALUE (set by ets_stripe_insert):
                                     a search compares it without reading
                                     data[], often the next cache line        */
+    uint32_t hash;
+    int height;
+    Term term;                   /* the tuple, inside data[]                 */
+    int flat;                    /* a tuple of immediates: data[] is just it */
+    uint32_t bins;               /* ProcBins in data[] (0: a copy-out need not adopt) */
+    size_t words;                /* of data[]: the copy size of the whole term */
     Term data[];
 } EtsObj;
 

@@ -445,6 +445,24 @@ EtsObj *ets_stripe_find_lockfree_any(EtsTable *t, EtsStripe *s, Term key, uint32
 {
     if (t->type == ETS_ORDERED_SET) {
         EtsObj *n = smp_load_acquire(&s->root);
+        if (is_small(key)) {
+            /* tree_find_small's walk: a word compare a level while the
+             * nodes' keys are small integers */
+            for (int depth = 0; n; depth++) {
+                Term nk = n->ikey;
+                if (nk == key) return n;
+                if (depth > LF_TREE_MAX) return ETS_LF_GAVE_UP;
+                int less;
+                if (is_small(nk)) less = (SWord)key < (SWord)nk;
+                else {
+                    int c = node_cmp(t, key, n);    /* a float may equal it: 1 == 1.0 */
+                    if (c == 0) return n;
+                    less = c < 0;
+                }
+                n = less ? smp_load_acquire(&n->left) : smp_load_acquire(&n->right);
+            }
+            return NULL;
+        }
         for (int depth = 0; n; depth++) {
             if (depth > LF_TREE_MAX) return ETS_LF_GAVE_UP;
             /* (the key of a stored object is never written in place) */
