@@ -1,7 +1,8 @@
 /* test_ets_hash.c — a set's chains stay short for the key shapes programs
  * use (ets.h, ets_hash): consecutive integers, negative ones, integers in
  * strides of 1000 and of 1024, powers of two and three times powers of
- * two, atoms, and random 40-bit integers, each inserted into a real set
+ * two, atoms, random 40-bit integers, and {user, N} tuples (a boxed key,
+ * hashed by the term hash), each inserted into a real set
  * table (the buckets its own rule sizes and indexes). A uniform hash walks
  * about 1.5 objects to find a key at the table's fill (up to one object a
  * bucket) and its longest chain in a few thousand keys is about 6; each
@@ -105,6 +106,18 @@ int main(void)
         keys[i] = atom_intern_cstr(buf);
     }
     shape("atoms", keys, 1000);
+    /* boxed keys take the term hash (OTP's make_internal_hash): records'
+     * keys are often tuples such as {user, Id} */
+    {
+        static Term tups[1000][3];
+        for (int i = 0; i < 1000; i++) {
+            tups[i][0] = make_tuple_header(2);
+            tups[i][1] = atom_intern_cstr("user");
+            tups[i][2] = make_small(i);
+            keys[i] = make_boxed(tups[i]);
+        }
+        shape("tuple_keys", keys, 1000);
+    }
     srand(7);
     for (int i = 0; i < N; i++)
         keys[i] = make_small(((SWord)rand() << 20 ^ rand()) & (((SWord)1 << 40) - 1));
