@@ -22,11 +22,10 @@
 #define MIN_SLOTS 8
 
 /* An immediate (atom, small integer, local pid) is =:= only to the same
- * word, and to no compound term, so its word, mixed, is its hash: the
- * common keys skip the term walk. */
+ * word, and to no compound term, so its word, mixed (immed_hash), is its
+ * hash: the common keys skip the term walk. */
 static uint32_t slot_of(const ProcDict *d, Term key) {
-    uint32_t h = is_immed(key) ? (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 32)
-                               : map_internal_hash(key, 0);
+    uint32_t h = is_immed(key) ? immed_hash(key) : map_internal_hash(key, 0);
     return h & d->mask;
 }
 

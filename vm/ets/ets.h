@@ -151,22 +151,12 @@ long ets_table_size(EtsTable *t);
 long ets_table_words(EtsTable *t);
 
 /* ---- objects ---- */
-/* The hash of a key; an immediate's (the usual key) is computed inline.
- * A set's bucket is the hash's low bits and a write_concurrency stripe its
- * top six, so every bit must depend on every bit of the key: two rounds of
- * multiply and fold. One product with its halves folded left the low bits
- * to the key's low bits, and the integers 0..999 in 1024 buckets walked
- * 1.9 objects a lookup (a uniform hash walks 1.5), powers of two 8.9, in
- * chains of up to 41 (tests/unit/test_ets_hash.c). */
+/* The hash of a key: an immediate's (the usual key) is immed_hash (term.h
+ * says why it is two rounds), inline; others take the term hash. */
 uint32_t ets_hash_boxed(Term key);
 static inline uint32_t ets_hash(Term key)
 {
-    if (is_immed(key)) {
-        uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 32;
-        h *= 0x9E3779B97F4A7C15ull;
-        return (uint32_t)(h >> 32);
-    }
+    if (is_immed(key)) return immed_hash(key);
     return ets_hash_boxed(key);
 }
 static inline Term ets_key(const EtsTable *t, Term obj) { return tuple_elems(obj)[t->keypos - 1]; }
