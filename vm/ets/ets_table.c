@@ -394,21 +394,34 @@ static inline int node_cmp(const EtsTable *t, Term key, const EtsObj *n)
     return ets_key_cmp(key, nk != THE_NON_VALUE ? nk : ets_key(t, n->term));
 }
 
+/* Lock-free walks give up past these lengths: a consistent AVL tree of
+ * any size that fits in memory is under 96 levels deep (a set's chain:
+ * ETS_LF_HASH_MAX, ets.h); a longer walk is one a writer is reshaping under
+ * the reader (whose check of the sequence count would fail anyway). */
+#define LF_TREE_MAX 96
+
 /* The search for a small integer key, the commonest ordered_set key: one
  * word compare per level while the nodes' keys are small integers too
- * (a level of the general search took about 25 instructions, this one 6). */
-static EtsObj *tree_find_small(const EtsTable *t, EtsObj *n, Term key)
+ * (a level of the general search took about 25 instructions, this one 6).
+ * One walk for both kinds of caller, inlined into each: links are read
+ * with acquire loads, and without the lock (lockfree) a walk deeper than
+ * LF_TREE_MAX gives up (ETS_LF_GAVE_UP); under the lock the tree is
+ * consistent and the depth is not counted. */
+static inline __attribute__((always_inline)) EtsObj *tree_find_small(const EtsTable *t, EtsObj *n, Term key,
+                                                                     int lockfree)
 {
-    while (n) {
+    for (int depth = 0; n; depth++) {
         Term nk = n->ikey;
         if (nk == key) return n;
-        if (is_small(nk)) {
-            n = (SWord)key < (SWord)nk ? n->left : n->right;
-            continue;
+        if (lockfree && depth > LF_TREE_MAX) return ETS_LF_GAVE_UP;
+        int less;
+        if (is_small(nk)) less = (SWord)key < (SWord)nk;
+        else {
+            int c = node_cmp(t, key, n);    /* a float may equal it: 1 == 1.0 */
+            if (c == 0) return n;
+            less = c < 0;
         }
-        int c = node_cmp(t, key, n);        /* a float may equal it: 1 == 1.0 */
-        if (c == 0) return n;
-        n = c < 0 ? n->left : n->right;
+        n = less ? smp_load_acquire(&n->left) : smp_load_acquire(&n->right);
     }
     return NULL;
 }
@@ -416,7 +429,7 @@ static EtsObj *tree_find_small(const EtsTable *t, EtsObj *n, Term key)
 EtsObj *ets_stripe_find_any(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, EtsObj ***prevp)
 {
     if (t->type == ETS_ORDERED_SET) {
-        if (is_small(key)) return tree_find_small(t, s->root, key);
+        if (is_small(key)) return tree_find_small(t, s->root, key, 0);
         EtsObj *n = s->root;
         while (n) {
             int c = node_cmp(t, key, n);
@@ -435,34 +448,11 @@ EtsObj *ets_stripe_find_any(EtsTable *t, EtsStripe *s, Term key, uint32_t hash, 
     return *pp;
 }
 
-/* Lock-free walks give up past these lengths: a consistent AVL tree of
- * any size that fits in memory is under 96 levels deep (a set's chain:
- * ETS_LF_HASH_MAX, ets.h); a longer walk is one a writer is reshaping under
- * the reader (whose check of the sequence count would fail anyway). */
-#define LF_TREE_MAX 96
-
 EtsObj *ets_stripe_find_lockfree_any(EtsTable *t, EtsStripe *s, Term key, uint32_t hash)
 {
     if (t->type == ETS_ORDERED_SET) {
         EtsObj *n = smp_load_acquire(&s->root);
-        if (is_small(key)) {
-            /* tree_find_small's walk: a word compare a level while the
-             * nodes' keys are small integers */
-            for (int depth = 0; n; depth++) {
-                Term nk = n->ikey;
-                if (nk == key) return n;
-                if (depth > LF_TREE_MAX) return ETS_LF_GAVE_UP;
-                int less;
-                if (is_small(nk)) less = (SWord)key < (SWord)nk;
-                else {
-                    int c = node_cmp(t, key, n);    /* a float may equal it: 1 == 1.0 */
-                    if (c == 0) return n;
-                    less = c < 0;
-                }
-                n = less ? smp_load_acquire(&n->left) : smp_load_acquire(&n->right);
-            }
-            return NULL;
-        }
+        if (is_small(key)) return tree_find_small(t, n, key, 1);
         for (int depth = 0; n; depth++) {
             if (depth > LF_TREE_MAX) return ETS_LF_GAVE_UP;
             /* (the key of a stored object is never written in place) */
