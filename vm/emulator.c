@@ -203,8 +203,14 @@ RunResult emulator_run(Process *p) {
 /* E mirrors p->stop in a register: every change to the stack pointer writes
  * both, and E is reloaded after anything that may collect (which moves the
  * stack): gc_ensure and BIF calls. */
-#define SRC(w) (operand_is_literal(w) ? (Term)(w) : operand_reg_y(w) ? E[operand_slot(w)] : x[operand_slot(w)])
-#define DST(w) (*(operand_reg_y(w) ? &E[operand_slot(w)] : &x[operand_slot(w)]))
+/* A register operand is already its slot's byte offset (opcodes.h: x_i is
+ * i << 3, y_i is (i + 1) << 3 plus the tag 4), so a register is one load at
+ * base + operand, with no shift: XREG for an operand known to be an x
+ * register, YREG for a y register. */
+#define XREG(w) (*(Term *)((char *)x + (UWord)(w)))
+#define YREG(w) (*(Term *)((char *)E + ((UWord)(w) - 4)))
+#define SRC(w) (operand_is_literal(w) ? (Term)(w) : operand_reg_y(w) ? YREG(w) : XREG(w))
+#define DST(w) (*(operand_reg_y(w) ? &YREG(w) : &XREG(w)))
 #define LOAD_E() (E = p->stop)
 #define NEXT() goto *(const void *)*pc
 #define DISPATCH(n) do { pc += (n); NEXT(); } while (0)
@@ -372,11 +378,13 @@ bif_call: {
  * `bor` of two tagged words are the tagged result. Each comes in two
  * forms: any operands, and the _x form, where the first argument and the
  * destination are x registers and the second an x register or a literal,
- * read without asking which. */
-#define SRC_XL(w) (operand_is_literal(w) ? (Term)(w) : x[operand_slot(w)])
-#define BIF2_INLINE(A, B, D, cond, value) do {                             \
+ * read without asking which; an integer operator also in a third, _xi,
+ * where the second is a small integer literal and needs no type test. */
+#define SRC_XL(w) (operand_is_literal(w) ? (Term)(w) : XREG(w))
+#define BIF2_INLINE(A, B, D, cond, value) BIF2_INLINE_IF(A, B, D, is_small(b), cond, value)
+#define BIF2_INLINE_IF(A, B, D, b_small, cond, value) do {                 \
         Term a = (A), b = (B);                                            \
-        if (is_small(a) && is_small(b) && (cond)) {                       \
+        if (is_small(a) && (b_small) && (cond)) {                         \
             D = (value);                                                  \
             DISPATCH(8);                                                  \
         }                                                                 \
@@ -384,8 +392,9 @@ bif_call: {
     } while (0)
 #define BIF2_FORMS(name, cond, value)                                                      \
     L_bif_##name: BIF2_INLINE(SRC(pc[6]), SRC(pc[7]), DST(pc[4]), cond, value);            \
-    L_bif_##name##_x: BIF2_INLINE(x[operand_slot(pc[6])], SRC_XL(pc[7]), x[operand_slot(pc[4])], \
-                                  cond, value);
+    L_bif_##name##_x: BIF2_INLINE(XREG(pc[6]), SRC_XL(pc[7]), XREG(pc[4]), \
+                                  cond, value);                                            \
+    L_bif_##name##_xi: BIF2_INLINE_IF(XREG(pc[6]), (Term)pc[7], XREG(pc[4]), 1, cond, value);
 BIF2_FORMS(band, 1, a & b)
 BIF2_FORMS(bor, 1, a | b)
 BIF2_FORMS(bxor, 1, (a ^ b) | IMM_SMALL)
@@ -400,6 +409,7 @@ BIF2_FORMS(div, b != make_small(0) && (a != make_small(MIN_SMALL) || b != make_s
 BIF2_FORMS(rem, b != make_small(0), make_small(small_val(a) % small_val(b)))
 #undef BIF2_FORMS
 #undef BIF2_INLINE
+#undef BIF2_INLINE_IF
 #define ELEMENT_INLINE(I, T, D) do {                                       \
         Term i = (I), t = (T);                                            \
         if (is_small(i) && is_tuple(t) && small_val(i) >= 1 &&            \
@@ -410,7 +420,7 @@ BIF2_FORMS(rem, b != make_small(0), make_small(small_val(a) % small_val(b)))
         goto L_bif;                                                       \
     } while (0)
 L_bif_element: ELEMENT_INLINE(SRC(pc[6]), SRC(pc[7]), DST(pc[4]));
-L_bif_element_x: ELEMENT_INLINE(x[operand_slot(pc[6])], SRC_XL(pc[7]), x[operand_slot(pc[4])]);
+L_bif_element_x: ELEMENT_INLINE(XREG(pc[6]), SRC_XL(pc[7]), XREG(pc[4]));
 #undef ELEMENT_INLINE
 
 /* b is a small integer literal: adding its tagged form minus the tag adds
@@ -427,11 +437,11 @@ L_bif_element_x: ELEMENT_INLINE(x[operand_slot(pc[6])], SRC_XL(pc[7]), x[operand
 L_add_imm: IMM_ARITH(SRC(pc[3]), DST(pc[5]), __builtin_add_overflow, L_add);
 L_sub_imm: IMM_ARITH(SRC(pc[3]), DST(pc[5]), __builtin_sub_overflow, L_sub);
 /* The same between x registers, the usual shape of a counter in a loop */
-L_add_imm_xx: IMM_ARITH(x[operand_slot(pc[3])], x[operand_slot(pc[5])], __builtin_add_overflow, L_add);
-L_sub_imm_xx: IMM_ARITH(x[operand_slot(pc[3])], x[operand_slot(pc[5])], __builtin_sub_overflow, L_sub);
+L_add_imm_xx: IMM_ARITH(XREG(pc[3]), XREG(pc[5]), __builtin_add_overflow, L_add);
+L_sub_imm_xx: IMM_ARITH(XREG(pc[3]), XREG(pc[5]), __builtin_sub_overflow, L_sub);
 /* From a y register to an x register: a counter kept across a call */
-L_add_imm_yx: IMM_ARITH(E[operand_slot(pc[3])], x[operand_slot(pc[5])], __builtin_add_overflow, L_add);
-L_sub_imm_yx: IMM_ARITH(E[operand_slot(pc[3])], x[operand_slot(pc[5])], __builtin_sub_overflow, L_sub);
+L_add_imm_yx: IMM_ARITH(YREG(pc[3]), XREG(pc[5]), __builtin_add_overflow, L_add);
+L_sub_imm_yx: IMM_ARITH(YREG(pc[3]), XREG(pc[5]), __builtin_sub_overflow, L_sub);
 #undef IMM_ARITH
 /* b is a small integer literal: a's tagged word less its tag (its value
  * shifted over the tag) times b's value is the product's word less its
@@ -448,8 +458,8 @@ L_sub_imm_yx: IMM_ARITH(E[operand_slot(pc[3])], x[operand_slot(pc[5])], __builti
         goto L_mul;                                                       \
     } while (0)
 L_mul_imm: IMM_MUL(SRC(pc[3]), DST(pc[5]));
-L_mul_imm_xx: IMM_MUL(x[operand_slot(pc[3])], x[operand_slot(pc[5])]);
-L_mul_imm_yx: IMM_MUL(E[operand_slot(pc[3])], x[operand_slot(pc[5])]);
+L_mul_imm_xx: IMM_MUL(XREG(pc[3]), XREG(pc[5]));
+L_mul_imm_yx: IMM_MUL(YREG(pc[3]), XREG(pc[5]));
 #undef IMM_MUL
 /* Operands of unknown type: small integers first; then two floats, or a
  * float and a small integer, computed here and boxed straight on the heap
@@ -487,11 +497,11 @@ L_sub:
     r = arith_sub(p, a, b);
     goto arith_result;
 L_mul_x:
-    a = x[operand_slot(pc[3])]; b = SRC_XL(pc[4]);
+    a = XREG(pc[3]); b = SRC_XL(pc[4]);
     if (is_small(a) && is_small(b)) {
         SWord v;
         if (!__builtin_mul_overflow(small_val(a), small_val(b), &v) && fits_small(v)) {
-            x[operand_slot(pc[5])] = make_small(v);
+            XREG(pc[5]) = make_small(v);
             DISPATCH(6);
         }
     }
@@ -544,7 +554,7 @@ L_fmove:
     fr[pc[2]] = float_val(SRC(pc[1]));
     DISPATCH(3);
 L_fmove_x:
-    fr[pc[2]] = float_val(x[operand_slot(pc[1])]);
+    fr[pc[2]] = float_val(XREG(pc[1]));
     DISPATCH(3);
 L_fmove_lit:
     memcpy(&fr[pc[2]], &pc[1], sizeof(double));
@@ -577,7 +587,7 @@ L_fbox_x: {
     FBOX_HEAP();
     Term *hp = p->htop;
     p->htop = hp + FLOAT_WORDS;
-    x[operand_slot(pc[3])] = make_float_at(hp, fr[pc[1]]);
+    XREG(pc[3]) = make_float_at(hp, fr[pc[1]]);
     DISPATCH(4);
 }
 #undef FBOX_HEAP
@@ -599,16 +609,16 @@ L_move:
     DST(pc[2]) = SRC(pc[1]);
     DISPATCH(3);
 L_move_xx:
-    x[operand_slot(pc[2])] = x[operand_slot(pc[1])];
+    XREG(pc[2]) = XREG(pc[1]);
     DISPATCH(3);
 L_move_xy:
-    E[operand_slot(pc[2])] = x[operand_slot(pc[1])];
+    YREG(pc[2]) = XREG(pc[1]);
     DISPATCH(3);
 L_move_yx:
-    x[operand_slot(pc[2])] = E[operand_slot(pc[1])];
+    XREG(pc[2]) = YREG(pc[1]);
     DISPATCH(3);
 L_move_cx:
-    x[operand_slot(pc[2])] = (Term)pc[1];
+    XREG(pc[2]) = (Term)pc[1];
     DISPATCH(3);
 
 L_get_list: {
@@ -706,7 +716,7 @@ L_is_map:          TEST(is_boxed_kind(SRC(pc[2]), BOXED_MAP), 3);
 L_is_eq_exact_imm:
     TEST(SRC(pc[2]) == (Term)pc[3], 4);
 L_is_eq_exact_imm_x:
-    TEST(x[operand_slot(pc[2])] == (Term)pc[3], 4);
+    TEST(XREG(pc[2]) == (Term)pc[3], 4);
 L_is_ne_exact_imm:
     TEST(SRC(pc[2]) != (Term)pc[3], 4);
 L_is_eq_exact: {

@@ -96,8 +96,11 @@ static UWord specialise(UWord op, const UWord *in, const UWord *end) {
                    : fn == bif_bsr_2 ? OP_bif_bsr : fn == bif_div_2 ? OP_bif_div
                    : fn == bif_rem_2 ? OP_bif_rem : fn == bif_element_2 ? OP_bif_element : plain;
         if (form == plain) return plain;
-        /* the _x form follows its generic form (opcodes.def) */
-        return form + (operand_is_x(in[4]) && operand_is_x(in[6]) && !operand_is_y(in[7]));
+        /* the _x form follows its generic form, and an integer operator's
+         * _xi form its _x form (opcodes.def) */
+        if (!operand_is_x(in[4]) || !operand_is_x(in[6]) || operand_is_y(in[7])) return form;
+        if (form != OP_bif_element && operand_is_literal(in[7]) && is_small((Term)in[7])) return form + 2;
+        return form + 1;
     }
     case OP_mul:
         if (operand_is_literal(in[4]) && is_small((Term)in[4])) {
