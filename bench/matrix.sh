@@ -20,6 +20,16 @@
 # Modern erl has no -smp disable (its non-SMP emulator is gone since OTP 21):
 # erl +S 1 stands for it.
 #
+# The host's two vCPUs are not always equal: for minutes at a time one runs
+# the same single-threaded program 1.5-1.8x slower than the other, and which
+# one changes. A cell whose work gathers on one scheduler (a crowd) then
+# takes the time of whichever core the kernel put that thread on, in +S 1 and
+# +S 2 alike. So each round also runs Mini +S 1 pinned to the first core and
+# to the second (mini-S1c0, mini-S1c1, with taskset, when there are two cores
+# or more and taskset is there): bench/matrix_report.py gives each cell's
+# core asymmetry and judges the scaling targets again on the rounds whose
+# cores were within 10% of each other.
+#
 # Environment: MINI (default bin/mini), ERL (default erl), RUNS (runs per
 # cell), ONLY="fanout reqrep ..." (patterns), PAYLOADS="atom bin1k ..."
 # (payloads), CONFIGS="mini-S1 mini-S2 ..." (configurations), T_OUT (seconds
@@ -108,6 +118,9 @@ else
   echo "matrix.sh: erl is not installed: the erl columns are skipped and checksums are checked against Mini +S 1"
 fi
 DEFAULT_CONFIGS="mini-S1 mini-S2 mini-S4 mini-nosmp"
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
+  DEFAULT_CONFIGS="$DEFAULT_CONFIGS mini-S1c0 mini-S1c1"
+fi
 [ $HAVE_ERL = 1 ] && DEFAULT_CONFIGS="$DEFAULT_CONFIGS erl-S1 erl-S2 erl-S4"
 CONFIGS=${CONFIGS:-$DEFAULT_CONFIGS}
 REF=mini-S1
@@ -133,6 +146,7 @@ run_one() {
     mini-S2)    timeout -k 5 "$T_OUT" "$MINI" +S 2 "$TMP/matrix.mini" "$@" ;;
     mini-S4)    timeout -k 5 "$T_OUT" "$MINI" +S 4 "$TMP/matrix.mini" "$@" ;;
     mini-nosmp) timeout -k 5 "$T_OUT" "$MINI" -smp disable "$TMP/matrix.mini" "$@" ;;
+    mini-S1c*)  timeout -k 5 "$T_OUT" taskset -c "${config#mini-S1c}" "$MINI" +S 1 "$TMP/matrix.mini" "$@" ;;
     erl-S*)
       ERL_CRASH_DUMP_SECONDS=0 timeout -k 5 "$T_OUT" "$ERL" -noshell +S "${config#erl-S}" -pa "$ERLDIR" \
         -eval "matrix:main([\"$1\",\"$2\",\"$3\"]), halt()." ;;

@@ -18,10 +18,14 @@ from collections import defaultdict
 PATTERNS = ["cpu", "fanout", "fanout_hs", "many_to_one", "all_to_all", "pipeline", "reqrep",
             "timers", "float", "clock"]
 PAYLOADS = ["atom", "tuple4", "tuple12", "list25", "bin100", "bin1k", "map20", "list1000"]
-CONFIGS = ["mini-S1", "mini-S2", "mini-S4", "mini-nosmp", "erl-S1", "erl-S2", "erl-S4"]
+CONFIGS = ["mini-S1", "mini-S2", "mini-S4", "mini-nosmp", "mini-S1c0", "mini-S1c1",
+           "erl-S1", "erl-S2", "erl-S4"]
 NAMES = {"mini-S1": "Mini +S 1", "mini-S2": "Mini +S 2", "mini-S4": "Mini +S 4",
-         "mini-nosmp": "Mini -smp disable", "erl-S1": "erl +S 1", "erl-S2": "erl +S 2",
+         "mini-nosmp": "Mini -smp disable", "mini-S1c0": "+S 1 on core 0",
+         "mini-S1c1": "+S 1 on core 1", "erl-S1": "erl +S 1", "erl-S2": "erl +S 2",
          "erl-S4": "erl +S 4"}
+PINNED = ("mini-S1c0", "mini-S1c1")
+SYMMETRIC = 1.10   # a round whose pinned runs are this close had equal cores
 FANOUT = ("fanout", "fanout_hs")
 
 
@@ -70,17 +74,36 @@ class Matrix:
     def bad(self, p, pl, c):
         return [x for x in self.vals.get((p, pl, c), []) if not is_num(x)]
 
-    def ratio(self, p, pl, a, b):
+    def ratio(self, p, pl, a, b, rounds=None):
         """time(a) / time(b): the median over rounds of the ratio within a
         round (the two runs were taken a few seconds apart, so a slow spell of
         the host tends to fall on both), or the ratio of the medians when no
-        round has both"""
+        round has both. With rounds: over those rounds only (None when none
+        has both)."""
         ra, rb = self.runs.get((p, pl, a), {}), self.runs.get((p, pl, b), {})
-        pairs = [ra[r] / rb[r] for r in ra if r in rb and rb[r] > 0]
+        pairs = [ra[r] / rb[r] for r in ra if r in rb and rb[r] > 0 and (rounds is None or r in rounds)]
         if pairs:
             return statistics.median(pairs)
+        if rounds is not None:
+            return None
         x, y = self.med(p, pl, a), self.med(p, pl, b)
         return x / y if x is not None and y else None
+
+    def has_pinned(self):
+        return all(c in self.configs for c in PINNED)
+
+    def asymmetry(self, p, pl):
+        """the slower core's +S 1 time over the faster one's, median over
+        the rounds (None without pinned runs)"""
+        r0, r1 = (self.runs.get((p, pl, c), {}) for c in PINNED)
+        v = [max(r0[r], r1[r]) / min(r0[r], r1[r]) for r in r0 if r in r1 and min(r0[r], r1[r]) > 0]
+        return statistics.median(v) if v else None
+
+    def symmetric_rounds(self, p, pl):
+        """the rounds whose two cores ran +S 1 within SYMMETRIC of each other"""
+        r0, r1 = (self.runs.get((p, pl, c), {}) for c in PINNED)
+        return {r for r in r0 if r in r1 and min(r0[r], r1[r]) > 0
+                and max(r0[r], r1[r]) / min(r0[r], r1[r]) <= SYMMETRIC}
 
     def cell_text(self, p, pl, c):
         runs = self.vals.get((p, pl, c))
@@ -170,7 +193,12 @@ def report(m):
              ("mini-S1", "erl-S1", "Mini +S 1 / erl +S 1"), ("erl-S2", "erl-S1", "erl +S 2 / +S 1")]
     pairs = [x for x in pairs if x[0] in m.configs and x[1] in m.configs]
     rows = [[p, pl] + [fmt(m.ratio(p, pl, a, b)) for a, b, _ in pairs] for p, pl in m.cells()]
-    P(table(["pattern", "payload"] + [n for _, _, n in pairs], rows))
+    head = ["pattern", "payload"] + [n for _, _, n in pairs]
+    if m.has_pinned():
+        head.append("core asymmetry (slower / faster core, +S 1)")
+        for row, (p, pl) in zip(rows, m.cells()):
+            row.append(fmt(m.asymmetry(p, pl)))
+    P(table(head, rows))
     P("")
     for a, b, title in (("mini-S2", "mini-S1", "Mini +S 2 / Mini +S 1 (time; below 1: +S 2 is faster)"),
                         ("mini-S2", "erl-S2", "Mini +S 2 / erl +S 2 (time; below 1: Mini is faster)"),
@@ -190,6 +218,24 @@ def report(m):
           lambda r: r >= 1.5, worst=min)
     check(out, "Mini +S 4 within 10% of +S 2 (+S 4 / +S 2 <= 1.10)",
           [(label(p, pl), ratio_or_fail(m, p, pl, "mini-S4", "mini-S2")) for p, pl in cells], lambda r: r <= 1.10)
+    if m.has_pinned():
+        # the same three targets, over the rounds whose cores were equal
+        sym = {(p, pl): m.symmetric_rounds(p, pl) for p, pl in cells}
+        nsym = sum(len(v) for v in sym.values())
+        nall = sum(len(m.runs.get((p, pl, PINNED[0]), {})) for p, pl in cells)
+        P("- on the rounds whose cores ran +S 1 within %d%% of each other (%d of %d rounds; "
+          "a cell with none is left out):" % (round((SYMMETRIC - 1) * 100), nsym, nall))
+        sub = []
+        check(sub, "+S 2 / +S 1 <= 1.05",
+              [(label(p, pl), m.ratio(p, pl, "mini-S2", "mini-S1", sym[(p, pl)])) for p, pl in cells],
+              lambda r: r <= 1.05)
+        check(sub, "fan-out +S 1 / +S 2 >= 1.5",
+              [(label(p, pl), m.ratio(p, pl, "mini-S1", "mini-S2", sym[(p, pl)])) for p, pl in cells
+               if p in FANOUT], lambda r: r >= 1.5, worst=min)
+        check(sub, "+S 4 / +S 2 <= 1.10",
+              [(label(p, pl), m.ratio(p, pl, "mini-S4", "mini-S2", sym[(p, pl)])) for p, pl in cells],
+              lambda r: r <= 1.10)
+        out += ["  " + x.replace(" cells without a number)", " cells without a symmetric round)") for x in sub]
     check(out, "Mini +S 2 faster than erl +S 2 (Mini / erl < 1)",
           [(label(p, pl), ratio_or_fail(m, p, pl, "mini-S2", "erl-S2")) for p, pl in cells], lambda r: r < 1.0)
     check(out, "float kernel within 1.5x of erl (Mini / erl <= 1.5, +S 1 and +S 2)",
