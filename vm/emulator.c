@@ -749,6 +749,13 @@ L_is_ge: {
     if (is_float(a) && is_float(b)) TEST(float_val(a) >= float_val(b), 4);
     TEST(term_compare(a, b) >= 0, 4);
 }
+/* A guard against a constant (N < 2, N > 0, N >= Max): an x register
+ * against a small integer literal, on either side, needs one type test;
+ * any other type takes the general form, whose operands are the same. */
+L_is_lt_xi: if (is_small(XREG(pc[2]))) TEST((SWord)XREG(pc[2]) < (SWord)pc[3], 4); goto L_is_lt;
+L_is_lt_ix: if (is_small(XREG(pc[3]))) TEST((SWord)pc[2] < (SWord)XREG(pc[3]), 4); goto L_is_lt;
+L_is_ge_xi: if (is_small(XREG(pc[2]))) TEST((SWord)XREG(pc[2]) >= (SWord)pc[3], 4); goto L_is_ge;
+L_is_ge_ix: if (is_small(XREG(pc[3]))) TEST((SWord)pc[2] >= (SWord)XREG(pc[3]), 4); goto L_is_ge;
 
 L_select_val: {
     Term v = SRC(pc[1]);

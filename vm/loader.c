@@ -66,12 +66,20 @@ static int frame_set_by_moves(const UWord *in, const UWord *end) {
  * (the operands stay the same); or op itself. */
 static UWord specialise(UWord op, const UWord *in, const UWord *end) {
 #define IS_IMM(w) (operand_is_literal(w) && is_immed((Term)(w)))
+#define IS_SMALL_LIT(w) (operand_is_literal(w) && is_small((Term)(w)))
     switch (op) {
     case OP_allocate: return frame_set_by_moves(in, end) ? OP_allocate_init : op;
     case OP_is_eq_exact:
         if (!IS_IMM(in[3])) return op;
         return operand_is_x(in[2]) ? OP_is_eq_exact_imm_x : OP_is_eq_exact_imm;
     case OP_is_ne_exact: return IS_IMM(in[3]) ? OP_is_ne_exact_imm : op;
+    case OP_is_lt:
+    case OP_is_ge: {
+        int xi = operand_is_x(in[2]) && IS_SMALL_LIT(in[3]);
+        int ix = IS_SMALL_LIT(in[2]) && operand_is_x(in[3]);
+        if (op == OP_is_lt) return xi ? OP_is_lt_xi : ix ? OP_is_lt_ix : op;
+        return xi ? OP_is_ge_xi : ix ? OP_is_ge_ix : op;
+    }
     case OP_move:
         if (operand_is_x(in[1]) && operand_is_x(in[2])) return OP_move_xx;
         if (operand_is_x(in[1]) && operand_is_y(in[2])) return OP_move_xy;
@@ -116,6 +124,7 @@ static UWord specialise(UWord op, const UWord *in, const UWord *end) {
     default: return op;
     }
 #undef IS_IMM
+#undef IS_SMALL_LIT
 }
 
 LoadedModule *loader_load(const CodeModule *cm) {
