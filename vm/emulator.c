@@ -629,6 +629,15 @@ L_get_list: {
     DISPATCH(4);
 }
 
+/* the same with every operand an x register: the step of a list walk */
+L_get_list_xxx: {
+    Term l = XREG(pc[1]);
+    Term h = list_head(l), t = list_tail(l);
+    XREG(pc[2]) = h;
+    XREG(pc[3]) = t;
+    DISPATCH(4);
+}
+
 L_get_hd:
     DST(pc[2]) = list_head(SRC(pc[1]));
     DISPATCH(3);
@@ -699,6 +708,17 @@ L_is_tagged_tuple: {
     TEST(is_tuple(t) && tuple_arity(t) == pc[3] && tuple_elems(t)[0] == (Term)pc[4], 5);
 }
 L_is_function:     TEST(is_fun(SRC(pc[2])), 3);
+/* the type tests a clause head makes most, of an x register (loader.c) */
+L_is_nil_x:            TEST(is_nil(XREG(pc[2])), 3);
+L_is_nonempty_list_x:  TEST(is_list(XREG(pc[2])), 3);
+L_is_tuple_of_arity_x: {
+    Term t = XREG(pc[2]);
+    TEST(is_tuple(t) && tuple_arity(t) == pc[3], 4);
+}
+L_is_tagged_tuple_x: {
+    Term t = XREG(pc[2]);
+    TEST(is_tuple(t) && tuple_arity(t) == pc[3] && tuple_elems(t)[0] == (Term)pc[4], 5);
+}
 L_is_function2: {
     Term f = SRC(pc[2]), a = SRC(pc[3]);
     int ok = 0;

@@ -73,6 +73,12 @@ static UWord specialise(UWord op, const UWord *in, const UWord *end) {
         if (!IS_IMM(in[3])) return op;
         return operand_is_x(in[2]) ? OP_is_eq_exact_imm_x : OP_is_eq_exact_imm;
     case OP_is_ne_exact: return IS_IMM(in[3]) ? OP_is_ne_exact_imm : op;
+    case OP_is_nil: return operand_is_x(in[2]) ? OP_is_nil_x : op;
+    case OP_is_nonempty_list: return operand_is_x(in[2]) ? OP_is_nonempty_list_x : op;
+    case OP_is_tuple_of_arity: return operand_is_x(in[2]) ? OP_is_tuple_of_arity_x : op;
+    case OP_is_tagged_tuple: return operand_is_x(in[2]) ? OP_is_tagged_tuple_x : op;
+    case OP_get_list:
+        return operand_is_x(in[1]) && operand_is_x(in[2]) && operand_is_x(in[3]) ? OP_get_list_xxx : op;
     case OP_is_lt:
     case OP_is_ge: {
         int xi = operand_is_x(in[2]) && IS_SMALL_LIT(in[3]);
