@@ -621,22 +621,18 @@ L_move_cx:
     XREG(pc[2]) = (Term)pc[1];
     DISPATCH(3);
 
-L_get_list: {
-    Term l = SRC(pc[1]);
-    Term h = list_head(l), t = list_tail(l);
-    DST(pc[2]) = h;
-    DST(pc[3]) = t;
-    DISPATCH(4);
-}
+#define GET_LIST(S, DH, DT) do {                                           \
+        Term l_ = (S);                                                    \
+        Term h_ = list_head(l_), t_ = list_tail(l_);                      \
+        DH = h_;                                                          \
+        DT = t_;                                                          \
+        DISPATCH(4);                                                      \
+    } while (0)
+L_get_list: GET_LIST(SRC(pc[1]), DST(pc[2]), DST(pc[3]));
 
 /* the same with every operand an x register: the step of a list walk */
-L_get_list_xxx: {
-    Term l = XREG(pc[1]);
-    Term h = list_head(l), t = list_tail(l);
-    XREG(pc[2]) = h;
-    XREG(pc[3]) = t;
-    DISPATCH(4);
-}
+L_get_list_xxx: GET_LIST(XREG(pc[1]), XREG(pc[2]), XREG(pc[3]));
+#undef GET_LIST
 
 L_get_hd:
     DST(pc[2]) = list_head(SRC(pc[1]));
@@ -699,26 +695,24 @@ L_is_list: {
 }
 L_is_nonempty_list: TEST(is_list(SRC(pc[2])), 3);
 L_is_tuple:        TEST(is_tuple(SRC(pc[2])), 3);
-L_is_tuple_of_arity: {
-    Term t = SRC(pc[2]);
-    TEST(is_tuple(t) && tuple_arity(t) == pc[3], 4);
-}
-L_is_tagged_tuple: {
-    Term t = SRC(pc[2]);
-    TEST(is_tuple(t) && tuple_arity(t) == pc[3] && tuple_elems(t)[0] == (Term)pc[4], 5);
-}
+#define TEST_TUPLE_OF_ARITY(T) do {                                        \
+        Term t_ = (T);                                                    \
+        TEST(is_tuple(t_) && tuple_arity(t_) == pc[3], 4);                \
+    } while (0)
+#define TEST_TAGGED_TUPLE(T) do {                                          \
+        Term t_ = (T);                                                    \
+        TEST(is_tuple(t_) && tuple_arity(t_) == pc[3] && tuple_elems(t_)[0] == (Term)pc[4], 5); \
+    } while (0)
+L_is_tuple_of_arity: TEST_TUPLE_OF_ARITY(SRC(pc[2]));
+L_is_tagged_tuple:   TEST_TAGGED_TUPLE(SRC(pc[2]));
 L_is_function:     TEST(is_fun(SRC(pc[2])), 3);
 /* the type tests a clause head makes most, of an x register (loader.c) */
 L_is_nil_x:            TEST(is_nil(XREG(pc[2])), 3);
 L_is_nonempty_list_x:  TEST(is_list(XREG(pc[2])), 3);
-L_is_tuple_of_arity_x: {
-    Term t = XREG(pc[2]);
-    TEST(is_tuple(t) && tuple_arity(t) == pc[3], 4);
-}
-L_is_tagged_tuple_x: {
-    Term t = XREG(pc[2]);
-    TEST(is_tuple(t) && tuple_arity(t) == pc[3] && tuple_elems(t)[0] == (Term)pc[4], 5);
-}
+L_is_tuple_of_arity_x: TEST_TUPLE_OF_ARITY(XREG(pc[2]));
+L_is_tagged_tuple_x:   TEST_TAGGED_TUPLE(XREG(pc[2]));
+#undef TEST_TUPLE_OF_ARITY
+#undef TEST_TAGGED_TUPLE
 L_is_function2: {
     Term f = SRC(pc[2]), a = SRC(pc[3]);
     int ok = 0;
