@@ -407,6 +407,11 @@ BIF2_FORMS(bsl, small_val(b) >= 0 && small_val(b) < SMALL_BITS &&
 BIF2_FORMS(div, b != make_small(0) && (a != make_small(MIN_SMALL) || b != make_small(-1)),
            make_small(small_val(a) / small_val(b)))
 BIF2_FORMS(rem, b != make_small(0), make_small(small_val(a) % small_val(b)))
+/* the order of two small integers is that of their tagged words */
+BIF2_FORMS(lt, 1, (SWord)a < (SWord)b ? AM_true : AM_false)
+BIF2_FORMS(le, 1, (SWord)a <= (SWord)b ? AM_true : AM_false)
+BIF2_FORMS(gt, 1, (SWord)a > (SWord)b ? AM_true : AM_false)
+BIF2_FORMS(ge, 1, (SWord)a >= (SWord)b ? AM_true : AM_false)
 #undef BIF2_FORMS
 #undef BIF2_INLINE
 #undef BIF2_INLINE_IF

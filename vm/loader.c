@@ -108,7 +108,9 @@ static UWord specialise(UWord op, const UWord *in, const UWord *end) {
         UWord form = fn == bif_band_2 ? OP_bif_band : fn == bif_bor_2 ? OP_bif_bor
                    : fn == bif_bxor_2 ? OP_bif_bxor : fn == bif_bsl_2 ? OP_bif_bsl
                    : fn == bif_bsr_2 ? OP_bif_bsr : fn == bif_div_2 ? OP_bif_div
-                   : fn == bif_rem_2 ? OP_bif_rem : fn == bif_element_2 ? OP_bif_element : plain;
+                   : fn == bif_rem_2 ? OP_bif_rem : fn == bif_element_2 ? OP_bif_element
+                   : fn == bif_lt_2 ? OP_bif_lt : fn == bif_le_2 ? OP_bif_le
+                   : fn == bif_gt_2 ? OP_bif_gt : fn == bif_ge_2 ? OP_bif_ge : plain;
         if (form == plain) return plain;
         /* the _x form follows its generic form, and an integer operator's
          * _xi form its _x form (opcodes.def) */
