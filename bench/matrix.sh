@@ -56,9 +56,9 @@ PAYLOADS=${PAYLOADS:-$ALL_PAYLOADS}
 # for clock. A pattern without payload has one cell, payload `none`.
 size_of() {
   case "$1:$2" in
-    cpu:none) echo 200000 ;;
+    cpu:none) echo 1000000 ;;
     timers:none) echo 15 ;;
-    float:none) echo 150 ;;
+    float:none) echo 480 ;;
     clock:none) echo 120000 ;;
     fanout:atom) echo 600 ;;       fanout:tuple4) echo 400 ;;
     fanout:tuple12) echo 150 ;;    fanout:list25) echo 60 ;;
