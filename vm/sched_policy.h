@@ -119,7 +119,7 @@ int policy_yield_busy(int64_t used, int64_t slice);
 
 /* ---- what a send costs ---- */
 
-#define POLICY_BACKLOG_FREE 256      /* a receiver this far behind costs a sender nothing more */
+#define POLICY_BACKLOG_FREE 16384    /* a receiver this far behind costs a sender nothing more */
 #define POLICY_BACKLOG_PER_RED 16    /* past that, one reduction per 16 messages it is behind */
 /* Reductions a send of `words` words costs when the receiver reported
  * `backlog` messages queued: the copy's share, and a charge for feeding a
