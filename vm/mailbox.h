@@ -92,7 +92,8 @@ static inline Message *message_list_reversed(Message *m)
 typedef struct Mailbox {
     _Atomic(Message *) inbox;    /* pushed, unseen by the owner so far (LIFO) */
     /* The private queue's length as the owner last published it (when it
-     * takes the inbox, every 64 messages it removes, when it waits), for
+     * splices a batch of plain messages from the inbox, every 64 messages
+     * it removes, when it waits), for
      * senders: a sender reads it beside the inbox word it has just swapped,
      * in the same cache line, and pays for a long queue (policy_send_cost).
      * Stale by at most one batch; a hint, never a count anyone relies on. */
