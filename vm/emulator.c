@@ -511,6 +511,29 @@ L_mul_x:
         }
     }
     goto mul_slow;
+/* A y register and an x register into an x register: the shape of
+ * arithmetic in a recursion that is not a tail call, a value kept across
+ * the call and the call's result (fib(N - 1) + fib(N - 2), H + sum(T),
+ * N * fact(N - 1)); read without asking what kind the operands are. */
+L_add_yx:
+    a = YREG(pc[3]); b = XREG(pc[4]);
+    if (is_small(a) && is_small(b) && !__builtin_add_overflow((SWord)a, (SWord)(b - IMM_SMALL), &v)) {
+        XREG(pc[5]) = (Term)v;
+        DISPATCH(6);
+    }
+    ARITH_FLOATS(a, b, +);
+    r = arith_add(p, a, b);
+    goto arith_result;
+L_mul_yx:
+    a = YREG(pc[3]); b = XREG(pc[4]);
+    if (is_small(a) && is_small(b)) {
+        SWord w;
+        if (!__builtin_mul_overflow(small_val(a), small_val(b), &w) && fits_small(w)) {
+            XREG(pc[5]) = make_small(w);
+            DISPATCH(6);
+        }
+    }
+    goto mul_slow;
 L_mul:
     a = SRC(pc[3]); b = SRC(pc[4]);
     if (is_small(a) && is_small(b)) {
@@ -526,7 +549,8 @@ mul_slow:
 arith_result:
     if (r == THE_NON_VALUE) {
         if (pc[1]) FAIL_TO(pc[1]);
-        int is_mul = *pc == (Instr)&&L_mul || *pc == (Instr)&&L_mul_x || *pc == (Instr)&&L_mul_imm ||
+        int is_mul = *pc == (Instr)&&L_mul || *pc == (Instr)&&L_mul_x || *pc == (Instr)&&L_mul_yx ||
+                     *pc == (Instr)&&L_mul_imm ||
                      *pc == (Instr)&&L_mul_imm_xx || *pc == (Instr)&&L_mul_imm_yx;
         int is_sub = *pc == (Instr)&&L_sub || *pc == (Instr)&&L_sub_imm || *pc == (Instr)&&L_sub_imm_xx ||
                      *pc == (Instr)&&L_sub_imm_yx;

@@ -94,6 +94,8 @@ static UWord specialise(UWord op, const UWord *in, const UWord *end) {
         return op;
     case OP_add:
     case OP_sub: {
+        if (op == OP_add && operand_is_y(in[3]) && operand_is_x(in[4]) && operand_is_x(in[5]))
+            return OP_add_yx;
         if (!is_small((Term)in[4]) || !operand_is_literal(in[4])) return op;
         int xx = operand_is_x(in[3]) && operand_is_x(in[5]);
         int yx = operand_is_y(in[3]) && operand_is_x(in[5]);
@@ -124,6 +126,7 @@ static UWord specialise(UWord op, const UWord *in, const UWord *end) {
             int yx = operand_is_y(in[3]) && operand_is_x(in[5]);
             return xx ? OP_mul_imm_xx : yx ? OP_mul_imm_yx : OP_mul_imm;
         }
+        if (operand_is_y(in[3]) && operand_is_x(in[4]) && operand_is_x(in[5])) return OP_mul_yx;
         return operand_is_x(in[3]) && !operand_is_y(in[4]) && operand_is_x(in[5]) ? OP_mul_x : op;
     case OP_fmove:
         if (operand_is_x(in[1])) return OP_fmove_x;
