@@ -480,69 +480,56 @@ L_mul_imm_yx: IMM_MUL(YREG(pc[3]), XREG(pc[5]));
             DISPATCH(6);                                                   \
         }                                                                  \
     } while (0)
+/* Two small integers: for + and -, a's word plus or minus b's less its tag
+ * is the result's word, and the overflow flag is the range check (as
+ * IMM_ARITH); for *, the values' product, checked against the range. Each
+ * form reads its operands its own way (A, B), writes D, and goes on to the
+ * floats and the general case in `slow`. */
+#define ADDSUB_SMALL(A, B, D, overflow_op, slow) do {                        \
+        a = (A); b = (B);                                                   \
+        if (is_small(a) && is_small(b) && !overflow_op((SWord)a, (SWord)(b - IMM_SMALL), &v)) { \
+            D = (Term)v;                                                    \
+            DISPATCH(6);                                                    \
+        }                                                                   \
+        goto slow;                                                          \
+    } while (0)
+#define MUL_SMALL(A, B, D) do {                                              \
+        a = (A); b = (B);                                                   \
+        if (is_small(a) && is_small(b) &&                                   \
+            !__builtin_mul_overflow(small_val(a), small_val(b), &v) && fits_small(v)) { \
+            D = make_small(v);                                              \
+            DISPATCH(6);                                                    \
+        }                                                                   \
+        goto mul_slow;                                                      \
+    } while (0)
 L_add: {
-    Term a = SRC(pc[3]), b = SRC(pc[4]), r;
-    /* two small integers: a's word plus b's less its tag is the sum's word,
-     * and the overflow flag is the range check (as IMM_ARITH) */
+    Term a, b, r;
     SWord v;
-    if (is_small(a) && is_small(b) && !__builtin_add_overflow((SWord)a, (SWord)(b - IMM_SMALL), &v)) {
-        DST(pc[5]) = (Term)v;
-        DISPATCH(6);
-    }
-    ARITH_FLOATS(a, b, +);
-    r = arith_add(p, a, b);
-    goto arith_result;
+    ADDSUB_SMALL(SRC(pc[3]), SRC(pc[4]), DST(pc[5]), __builtin_add_overflow, add_slow);
 L_sub:
-    a = SRC(pc[3]); b = SRC(pc[4]);
-    if (is_small(a) && is_small(b) && !__builtin_sub_overflow((SWord)a, (SWord)(b - IMM_SMALL), &v)) {
-        DST(pc[5]) = (Term)v;
-        DISPATCH(6);
-    }
-    ARITH_FLOATS(a, b, -);
-    r = arith_sub(p, a, b);
-    goto arith_result;
-L_mul_x:
-    a = XREG(pc[3]); b = SRC_XL(pc[4]);
-    if (is_small(a) && is_small(b)) {
-        SWord v;
-        if (!__builtin_mul_overflow(small_val(a), small_val(b), &v) && fits_small(v)) {
-            XREG(pc[5]) = make_small(v);
-            DISPATCH(6);
-        }
-    }
-    goto mul_slow;
+    ADDSUB_SMALL(SRC(pc[3]), SRC(pc[4]), DST(pc[5]), __builtin_sub_overflow, sub_slow);
 /* A y register and an x register into an x register: the shape of
  * arithmetic in a recursion that is not a tail call, a value kept across
  * the call and the call's result (fib(N - 1) + fib(N - 2), H + sum(T),
  * N * fact(N - 1)); read without asking what kind the operands are. */
 L_add_yx:
-    a = YREG(pc[3]); b = XREG(pc[4]);
-    if (is_small(a) && is_small(b) && !__builtin_add_overflow((SWord)a, (SWord)(b - IMM_SMALL), &v)) {
-        XREG(pc[5]) = (Term)v;
-        DISPATCH(6);
-    }
+    ADDSUB_SMALL(YREG(pc[3]), XREG(pc[4]), XREG(pc[5]), __builtin_add_overflow, add_slow);
+L_mul_yx:
+    MUL_SMALL(YREG(pc[3]), XREG(pc[4]), XREG(pc[5]));
+L_mul_x:
+    MUL_SMALL(XREG(pc[3]), SRC_XL(pc[4]), XREG(pc[5]));
+L_mul:
+    MUL_SMALL(SRC(pc[3]), SRC(pc[4]), DST(pc[5]));
+#undef ADDSUB_SMALL
+#undef MUL_SMALL
+add_slow:
     ARITH_FLOATS(a, b, +);
     r = arith_add(p, a, b);
     goto arith_result;
-L_mul_yx:
-    a = YREG(pc[3]); b = XREG(pc[4]);
-    if (is_small(a) && is_small(b)) {
-        SWord w;
-        if (!__builtin_mul_overflow(small_val(a), small_val(b), &w) && fits_small(w)) {
-            XREG(pc[5]) = make_small(w);
-            DISPATCH(6);
-        }
-    }
-    goto mul_slow;
-L_mul:
-    a = SRC(pc[3]); b = SRC(pc[4]);
-    if (is_small(a) && is_small(b)) {
-        SWord v;
-        if (!__builtin_mul_overflow(small_val(a), small_val(b), &v) && fits_small(v)) {
-            DST(pc[5]) = make_small(v);
-            DISPATCH(6);
-        }
-    }
+sub_slow:
+    ARITH_FLOATS(a, b, -);
+    r = arith_sub(p, a, b);
+    goto arith_result;
 mul_slow:
     ARITH_FLOATS(a, b, *);
     r = arith_mul(p, a, b);
