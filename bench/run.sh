@@ -30,7 +30,7 @@ if [ $MODE = quick ]; then RUNS=${RUNS:-3}; else RUNS=${RUNS:-5}; fi
 MINI=${MINI:-bin/mini}
 ERL=${ERL:-erl}
 LUA=${LUA:-lua5.4}
-ONLY=${ONLY:-"fib lists ring two big hackbench threadring pingpong flood spawn idle pairs"}
+ONLY=${ONLY:-"fib lists ring two big hackbench threadring pingpong flood spawn idle pairs stream"}
 
 # ---------------------------------------------------------------- sizes
 if [ $MODE = quick ]; then
@@ -276,6 +276,12 @@ fi
 if want pairs; then
   echo "pairs and hogs (50 pairs x 20000 trips, 4 hogs):"
   measure pairs_hogs 50 us p_time_us "$MINI_CONFIGS $ERL_CONFIGS" bench/pairs_hogs.mini 50 4 20000 20000000
+fi
+# one producer streaming to a slower consumer: the counter-shape of any rule
+# that charges senders for their receiver's queue (docs/internals.md)
+if want stream; then
+  echo "stream to a slower consumer (200000 messages, 40 work steps each):"
+  measure stream_backlog 200000 us p_time_us "$MINI_CONFIGS $ERL_CONFIGS" bench/stream_backlog.mini 200000 40
 fi
 if want idle; then
   echo "idle processes ($IDLE_N):"

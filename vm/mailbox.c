@@ -5,17 +5,11 @@
 
 void mailbox_init(Mailbox *mb) {
     atomic_init(&mb->inbox, NULL);
-    atomic_init(&mb->backlog, 0);
     mb->first = NULL;
     mb->last = &mb->first;
     mb->save = &mb->first;
     mb->mark = NULL;
     mb->len = 0;
-}
-
-/* Owner: tells senders how long the private queue is. */
-static void publish_backlog(Mailbox *mb) {
-    atomic_store_explicit(&mb->backlog, mb->len, memory_order_relaxed);
 }
 
 int mailbox_push(Mailbox *mb, Message *m) {
@@ -61,7 +55,6 @@ void mailbox_append_batch(Mailbox *mb, const InboxBatch *b) {
     *mb->last = b->first;                   /* b->last->next is NULL already */
     mb->last = &b->last->next;
     mb->len += b->n;
-    publish_backlog(mb);
 }
 
 void mailbox_append(Mailbox *mb, Message *m) {
@@ -85,8 +78,6 @@ Message *mailbox_remove(Mailbox *mb) {
     if (mb->mark == &m->next) mb->mark = mb->save;
     m->next = NULL;
     mb->len--;
-    /* not on every removal: the line is the one senders swap the inbox in */
-    if ((mb->len & 63) == 0) publish_backlog(mb);
     mb->save = &mb->first;
     return m;
 }
@@ -97,7 +88,6 @@ void mailbox_rewind(Mailbox *mb) {
 
 int mailbox_try_wait(Mailbox *mb) {
     Message *expected = NULL;
-    publish_backlog(mb);
     return atomic_compare_exchange_strong_explicit(&mb->inbox, &expected, MAILBOX_WAITING,
                                                    memory_order_acq_rel, memory_order_acquire);
 }
@@ -112,6 +102,5 @@ Message *mailbox_close(Mailbox *mb) {
     mb->save = &mb->first;
     mb->mark = NULL;
     mb->len = 0;
-    publish_backlog(mb);
     return all;
 }

@@ -91,13 +91,6 @@ static inline Message *message_list_reversed(Message *m)
 
 typedef struct Mailbox {
     _Atomic(Message *) inbox;    /* pushed, unseen by the owner so far (LIFO) */
-    /* The private queue's length as the owner last published it (when it
-     * splices a batch of plain messages from the inbox, every 64 messages
-     * it removes, when it waits), for
-     * senders: a sender reads it beside the inbox word it has just swapped,
-     * in the same cache line, and pays for a long queue (policy_send_cost).
-     * Stale by at most one batch; a hint, never a count anyone relies on. */
-    _Atomic size_t backlog;
     Message *first;              /* the private queue (FIFO), owner only */
     Message **last;              /* link to fill by the next append */
     Message **save;              /* receive position: link to the current message */
@@ -111,10 +104,6 @@ void mailbox_init(Mailbox *mb);
  * 0 if not, -1 if the mailbox is closed (the owner is dead; the message
  * stays the caller's). */
 int mailbox_push(Mailbox *mb, Message *m);
-/* Any thread. The owner's last published queue length (a hint). */
-static inline size_t mailbox_backlog(Mailbox *mb) {
-    return atomic_load_explicit(&mb->backlog, memory_order_relaxed);
-}
 /* Owner. Takes what the inbox holds, oldest first (NULL if nothing). */
 Message *mailbox_take_inbox(Mailbox *mb);
 /* What the inbox held, taken at once: oldest first, the newest, how many,

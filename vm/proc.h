@@ -92,9 +92,6 @@ void proc_message_free(Message *m);
  * there is no such process (m is freed). pid may be a port: links and exit
  * signals reach ports this way. */
 int proc_deliver(Term pid, Message *m);
-/* The same, and *backlog is the receiver's published queue length (0 if
- * there was no receiver). */
-int proc_deliver_backlog(Term pid, Message *m, size_t *backlog);
 
 /* Signals. Return 0 if delivered, -1 if the target is dead. */
 int proc_link(Process *p, Term pid);        /* both directions; -1: noproc   */

@@ -21,8 +21,6 @@
 #include "copy.h"
 #include "fatal.h"
 #include "heap.h"
-#include "sched_policy.h"
-#include "emulator.h"
 #include "sched.h"
 #include "dist.h"
 
@@ -213,17 +211,10 @@ static void monitor_end(Process *p, Monitor *mo) {
 
 /* Pushes m to pid's inbox. 0 delivered; -1 no such process (m is freed). */
 int proc_deliver(Term pid, Message *m) {
-    size_t backlog;
-    return proc_deliver_backlog(pid, m, &backlog);
-}
-
-int proc_deliver_backlog(Term pid, Message *m, size_t *backlog) {
     Process *q = is_port(pid) ? proc_lookup_port(pid) : proc_lookup(pid);
-    *backlog = 0;
     if (!q) { proc_message_free(m); return -1; }
     int r = mailbox_push(&q->mbox, m);
     if (r == 1) sched_wake(q);
-    else if (r == 0) *backlog = mailbox_backlog(&q->mbox);   /* the line just swapped */
     proc_release(q);
     if (r < 0) { proc_message_free(m); return -1; }
     return 0;
@@ -254,7 +245,6 @@ UWord proc_send_kind(Process *from, Term pid, Term msg, int kind, uint64_t ref) 
         m->mem[n + 1] = (Term)ref;
     }
     UWord words = m->used;
-    size_t backlog = 0;
     if (from && pid == from->pid) {
         /* To oneself: no lookup, and nobody to wake (we are running). With
          * nothing in the inbox, straight onto the private queue: the order
@@ -264,9 +254,9 @@ UWord proc_send_kind(Process *from, Term pid, Term msg, int kind, uint64_t ref) 
         if (kind == MSG_PLAIN && mailbox_inbox_empty(&from->mbox)) mailbox_append(&from->mbox, m);
         else mailbox_push(&from->mbox, m);
     } else {
-        proc_deliver_backlog(pid, m, &backlog);
+        proc_deliver(pid, m);
     }
-    return (UWord)policy_send_cost(words, backlog, REDUCTIONS_PER_SLICE);
+    return 1 + words / 16;
 }
 
 static int send_signal(Term from, Term to, int kind, uint64_t ref) {

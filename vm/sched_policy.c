@@ -159,31 +159,6 @@ uint32_t policy_steal_count(const VictimView *v) {
  * one scheduler's time instead of 0.5; measured, docs/benchmarks.md). */
 int policy_yield_busy(int64_t used, int64_t slice) { return used >= slice / 2; }
 
-/* A send costs a reduction and one per 16 words copied. A send to a
- * receiver that is behind by more than POLICY_BACKLOG_FREE messages costs
- * one more per POLICY_BACKLOG_PER_RED messages past that (at most a slice):
- * senders that outrun their receiver spend their slices sooner, so the
- * receiver runs more often, and the queue stops growing a little past the
- * free length instead of growing to the length of the whole run. A queue
- * that long is memory the receiver reads cold and the allocator faulted in:
- * twenty senders of 25-integer lists to one collector queued 290,000 of its
- * 400,000 messages (Erlang/OTP 340,000). Erlang once charged senders by the
- * receiver's queue length for the same reason. The free length is large on
- * purpose: charged from 256 messages on, hackbench's fan-out (each receiver
- * some thousands behind while the senders run) took 1.2-1.3 times as long,
- * its senders cut into short slices and its receivers woken for small
- * batches; 16,384 messages of a few hundred bytes are already more than the
- * caches hold, so below it batching pays and above it nothing does. Sends
- * to oneself never pay (nobody else can drain the queue). */
-int64_t policy_send_cost(uint64_t words, uint64_t backlog, int64_t slice) {
-    int64_t cost = 1 + (int64_t)(words / 16);
-    if (backlog > POLICY_BACKLOG_FREE) {
-        uint64_t behind = (backlog - POLICY_BACKLOG_FREE) / POLICY_BACKLOG_PER_RED;
-        cost += behind > (uint64_t)slice ? slice : (int64_t)behind;
-    }
-    return cost;
-}
-
 /* A runnext is taken only after the thief has seen the same process there
  * for POLICY_RUNNEXT_GRACE_US — longer than a hop takes, so a token passed
  * round a ring is never taken from its core, but a process stuck behind a

@@ -117,15 +117,6 @@ typedef struct {
  * full slice of `slice`: is it queued BUSY (the work a thief should take)? */
 int policy_yield_busy(int64_t used, int64_t slice);
 
-/* ---- what a send costs ---- */
-
-#define POLICY_BACKLOG_FREE 16384    /* a receiver this far behind costs a sender nothing more */
-#define POLICY_BACKLOG_PER_RED 16    /* past that, one reduction per 16 messages it is behind */
-/* Reductions a send of `words` words costs when the receiver reported
- * `backlog` messages queued: the copy's share, and a charge for feeding a
- * receiver that is falling behind, at most a whole slice (sched_policy.c). */
-int64_t policy_send_cost(uint64_t words, uint64_t backlog, int64_t slice);
-
 /* How many of the victim's ring a thief takes (0: leave it alone). */
 uint32_t policy_steal_count(const VictimView *v);
 

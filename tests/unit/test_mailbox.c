@@ -109,34 +109,6 @@ static void test_selective(void) {
     CHECK(mailbox_push(&mb, &closed) == -1, "push to a closed mailbox succeeded\n");
 }
 
-/* The backlog senders read: published when the owner takes the inbox,
- * every 64 removals, and when it waits; stale in between, never ahead of
- * what was taken. */
-static void test_backlog(void) {
-    static Message m[200];
-    mailbox_init(&mb);
-    CHECK(mailbox_backlog(&mb) == 0, "new mailbox: backlog %zu\n", mailbox_backlog(&mb));
-    for (int i = 0; i < 200; i++) { m[i].term = (Term)i; m[i].size = 0; m[i].kind = MSG_PLAIN; mailbox_push(&mb, &m[i]); }
-    CHECK(mailbox_backlog(&mb) == 0, "pushes alone publish nothing: %zu\n", mailbox_backlog(&mb));
-    mailbox_drain(&mb);
-    CHECK(mailbox_backlog(&mb) == 200, "after the take: %zu\n", mailbox_backlog(&mb));
-    for (int i = 0; i < 5; i++) mailbox_remove(&mb);
-    CHECK(mailbox_backlog(&mb) == 200, "a few removals publish nothing: %zu\n", mailbox_backlog(&mb));
-    for (int i = 0; i < 67; i++) mailbox_remove(&mb);
-    CHECK(mailbox_backlog(&mb) == 128, "at a multiple of 64: %zu\n", mailbox_backlog(&mb));
-    while (mailbox_current(&mb)) mailbox_remove(&mb);
-    CHECK(mailbox_backlog(&mb) == 0, "emptied: %zu\n", mailbox_backlog(&mb));
-    Message extra = { .term = 1, .kind = MSG_PLAIN };
-    mailbox_push(&mb, &extra);
-    mailbox_drain(&mb);
-    mailbox_advance(&mb);                  /* left unmatched by a receive */
-    CHECK(mailbox_backlog(&mb) == 1, "one queued: %zu\n", mailbox_backlog(&mb));
-    CHECK(mailbox_try_wait(&mb) == 1, "wait\n");
-    CHECK(mailbox_backlog(&mb) == 1, "waiting with one unmatched: %zu\n", mailbox_backlog(&mb));
-    mailbox_close(&mb);
-    CHECK(mailbox_backlog(&mb) == 0, "closed: %zu\n", mailbox_backlog(&mb));
-}
-
 /* Batches: the inbox taken at once comes oldest first, counted, with its
  * newest as `last` (ending the list), and says whether a signal is in it;
  * spliced after what the queue holds, the order is the order sent. */
@@ -170,7 +142,6 @@ static void test_batch(void) {
 int main(void) {
     test_selective();
     test_batch();
-    test_backlog();
     test_threads();
     if (failures) { printf("test_mailbox: %d failures\n", failures); return 1; }
     printf("test_mailbox: ok\n");

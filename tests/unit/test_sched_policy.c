@@ -172,21 +172,6 @@ static void test_yield_busy(void) {
     CHECK_EQ(policy_yield_busy(0, 4000), 0, "nothing used: not busy");
 }
 
-/* A send costs its copy's share; a receiver more than POLICY_BACKLOG_FREE
- * behind makes it dearer, in proportion, never more than a slice. */
-static void test_send_cost(void) {
-    CHECK_EQ(policy_send_cost(0, 0, 4000), 1, "an immediate to an idle receiver: one reduction");
-    CHECK_EQ(policy_send_cost(50, 0, 4000), 4, "50 words: one per 16 words copied, and one");
-    CHECK_EQ(policy_send_cost(0, POLICY_BACKLOG_FREE, 4000), 1, "a queue at the free length: no charge");
-    CHECK_EQ(policy_send_cost(0, POLICY_BACKLOG_FREE + POLICY_BACKLOG_PER_RED, 4000), 2,
-             "one step past it: one reduction more");
-    CHECK_EQ(policy_send_cost(0, POLICY_BACKLOG_FREE + 1000 * POLICY_BACKLOG_PER_RED, 4000), 1001,
-             "in proportion to how far behind");
-    CHECK_EQ(policy_send_cost(0, 100000000, 4000), 4001, "at most a slice more, however far behind");
-    CHECK_EQ(policy_send_cost(50, 20000, 4000) > policy_send_cost(50, 2000, 4000), 1,
-             "a longer queue costs more");
-}
-
 /* A runnext moves only when the thief has seen the same process there, on
  * the same victim, for longer than the grace period. */
 static void test_runnext(void) {
@@ -276,7 +261,6 @@ int main(void) {
     test_batch_wakes();
     test_steal_count();
     test_yield_busy();
-    test_send_cost();
     test_runnext();
     test_backoff();
     if (failures) { fprintf(stderr, "%d of %d checks failed\n", failures, checks); return 1; }
