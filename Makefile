@@ -171,7 +171,7 @@ check-smp: test-deps
 check-tsan: test-deps
 	@$(MAKE) --no-print-directory TSAN=1 all unit
 	@echo "== ThreadSanitizer, the threaded unit tests"
-	@for t in test_mailbox test_proc_table test_msgpool test_binary test_async test_ets_lock test_qsbr; do \
+	@for t in test_mailbox test_proc_table test_msgpool test_heap_block test_binary test_async test_ets_lock test_qsbr; do \
 	  TSAN_OPTIONS="report_signal_unsafe=0" build/release-tsan/tests/$$t || exit 1; done
 	@for s in 2 4; do echo "== ThreadSanitizer, +S $$s"; \
 	  TSAN_OPTIONS="report_signal_unsafe=0" MINI_FLAGS="+S $$s" ONLY='proc_*' SAN_CHECK=1 \

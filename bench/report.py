@@ -154,6 +154,12 @@ def report(header, d):
     line("idle process", "bytes", "idle", p, 1)
     p = first("pairs_hogs")
     line("pairs and hogs", "ms", "pairs_hogs", p, 1e-3)
+    p = first("stream_backlog")
+    line("stream to a slower consumer", "ms", "stream_backlog", p, 1e-3)
+    p = first("bigheaps_grow")
+    line("big heaps: grow", "ms", "bigheaps_grow", p, 1e-3)
+    p = first("bigheaps_many")
+    line("big heaps: many", "ms", "bigheaps_many", p, 1e-3)
     P(table(heads, rows))
     P("")
 

@@ -30,7 +30,7 @@ if [ $MODE = quick ]; then RUNS=${RUNS:-3}; else RUNS=${RUNS:-5}; fi
 MINI=${MINI:-bin/mini}
 ERL=${ERL:-erl}
 LUA=${LUA:-lua5.4}
-ONLY=${ONLY:-"fib lists ring two big hackbench threadring pingpong flood spawn idle pairs stream"}
+ONLY=${ONLY:-"fib lists ring two big hackbench threadring pingpong flood spawn idle pairs stream bigheaps"}
 
 # ---------------------------------------------------------------- sizes
 if [ $MODE = quick ]; then
@@ -282,6 +282,13 @@ fi
 if want stream; then
   echo "stream to a slower consumer (200000 messages, 40 work steps each):"
   measure stream_backlog 200000 us p_time_us "$MINI_CONFIGS $ERL_CONFIGS" bench/stream_backlog.mini 200000 40
+fi
+# heaps of megabytes collected over and over: where heap blocks come from
+# (vm/heap_block.c); `many` is the counter-shape of keeping a few per thread
+if want bigheaps; then
+  echo "big heaps (grow: 4 processes x 3 rounds of 100000; many: 16 processes, 10 rounds):"
+  measure bigheaps_grow 4 us p_time_us "$MINI_CONFIGS $ERL_CONFIGS" bench/bigheaps.mini grow 4 100000 3
+  measure bigheaps_many 16 us p_time_us "$MINI_CONFIGS $ERL_CONFIGS" bench/bigheaps.mini many 16 60000 10
 fi
 if want idle; then
   echo "idle processes ($IDLE_N):"

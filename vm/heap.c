@@ -44,6 +44,7 @@
 #include "pool.h"
 #include "proc_dict.h"
 #include "mem_limit.h"
+#include "heap_block.h"
 
 /* A fresh fragment has at least this many words, so that a BIF building a
  * list cell by cell does not make one malloc per cell. */
@@ -56,7 +57,8 @@
  * to a fresh page costs 7-13 us (bench/pagetouch.c): that was a third of
  * lists_bench's time. Blocks up to glibc's largest threshold (32 MiB) now
  * come from the arenas and stay there when freed, for the next collection
- * (as Erlang's allocators keep their carriers).
+ * (as Erlang's allocators keep their carriers); bigger ones are mappings of
+ * our own, which heap_block.c keeps for a while in the same spirit.
  *
  * Under an address-space limit (ulimit -v) every thread allocates from
  * malloc's main arena. A thread's own arena is a heap of 64 MiB of address
@@ -75,11 +77,12 @@
  */
 void heap_init(void)
 {
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_MMAP_THRESHOLD, (int)HEAP_BLOCK_BIG_BYTES);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     mallopt(M_TOP_PAD, 16 << 20);
     if (mem_address_space_limit())
         mallopt(M_ARENA_MAX, 1);
+    heap_block_init();
 }
 
 /* 1 MB a thread: room for what a BIF builds after its fragment was refused */
@@ -346,7 +349,7 @@ Process *process_new_memory(size_t heap_words)
     memset(p, 0, offsetof(Process, refc));
     memset((char *)p + after_refc, 0, sizeof *p - after_refc);
     size_t size = gc_next_heap_size(heap_words > MIN_HEAP_SIZE ? heap_words : MIN_HEAP_SIZE);
-    p->heap = size == MIN_HEAP_SIZE ? cache_alloc(CACHE_HEAP) : malloc(size * sizeof(Term));
+    p->heap = size == MIN_HEAP_SIZE ? cache_alloc(CACHE_HEAP) : heap_block_alloc(size);
     if (!p->heap) {
         cache_free(CACHE_PROCESS, p);
         return NULL;
@@ -387,10 +390,10 @@ void process_free_heap(Process *p)
     }
     if (p->heap) {
         if ((size_t)(p->hend - p->heap) == MIN_HEAP_SIZE) cache_free(CACHE_HEAP, p->heap);
-        else free(p->heap);
+        else heap_block_free(p->heap, (size_t)(p->hend - p->heap));
     }
     p->heap = p->htop = p->hend = p->stop = p->high_water = NULL;
-    free(p->old_heap);
+    heap_block_free(p->old_heap, (size_t)(p->old_hend - p->old_heap));
     p->old_heap = p->old_htop = p->old_hend = NULL;
     heap_free_frags(p);
     proc_dict_free(p->dict);

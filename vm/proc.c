@@ -14,6 +14,7 @@
 #include "copy.h"
 #include "emulator.h"
 #include "heap.h"
+#include "heap_block.h"
 #include "module.h"
 #include "outbuf.h"
 #include "print.h"
@@ -176,9 +177,10 @@ static int release_memory(Process *p, Term *reason, Message **held) {
     }
     process_free_heap(p);
     /* the blocks a process killed for memory grew stay in malloc's arenas
-     * (heap.c, heap_init), where the Boehm heap (code, the compiler)
-     * cannot have them: they go back to the system */
-    if (p->out_of_memory) malloc_trim(0);
+     * (heap.c, heap_init) and this thread's kept blocks (heap_block.c),
+     * where the Boehm heap (code, the compiler) cannot have them: they go
+     * back to the system */
+    if (p->out_of_memory) { heap_block_release_all(); malloc_trim(0); }
     return 1;
 }
 
@@ -196,6 +198,6 @@ void proc_exit(Process *p, Term reason, int report) {
     int released = release_memory(p, &reason, &held);
     proc_signal_exit(p, reason);
     if (held) proc_message_free(held);
-    if (!released && p->out_of_memory) malloc_trim(0);
+    if (!released && p->out_of_memory) { heap_block_release_all(); malloc_trim(0); }
     proc_release(p);
 }

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "sched.h"
+#include "heap_block.h"
 #include "ets_lock.h"
 #include "qsbr.h"
 #include "fatal.h"
@@ -686,6 +687,10 @@ static int sched_sleep_quietly(Scheduler *s, int64_t wait);
 static int sched_sleep(Scheduler *s, int64_t wait) {
     /* asleep it holds no pointer into a lock-free structure (qsbr.h) */
     if (wait == 0) return sched_sleep_quietly(s, 0);      /* (no sleep) */
+    /* big heap blocks kept for the next collection go back to the system
+     * once unused for a while (heap_block.c); it wakes when the next is due */
+    int64_t keep = heap_block_release_idle();
+    if (keep >= 0 && (wait < 0 || wait > keep)) wait = keep > 0 ? keep : 1;
     qsbr_offline();
     int io = sched_sleep_quietly(s, wait);
     qsbr_online();
