@@ -205,11 +205,13 @@ void heap_block_free(Term *mem, size_t words)
 
 int64_t heap_block_release_idle(void)
 {
-    uint64_t now_us = monotonic_us();
+    uint64_t now_us = 0;                   /* read only if something is kept */
     int64_t next = -1;
     for (int i = 0; i < BIG_KEEP; i++) {
         if (!kept[i].map)
             continue;
+        if (!now_us)
+            now_us = monotonic_us();
         uint64_t age = now_us > kept[i].freed_us ? now_us - kept[i].freed_us : 0;
         if (age >= BIG_KEEP_US) {
             unmap_kept(&kept[i]);
