@@ -64,9 +64,56 @@ static Term map_alloc(Process *p, size_t n, Term **keys, Term **vals)
     return make_boxed(hp);
 }
 
+/* Where key is in m (*found set), or where it would go: one binary search. */
+static size_t map_position(Term m, Term key, int *found) {
+    const Term *k = map_keys(m);
+    size_t lo = 0, hi = map_size(m);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = term_compare_exact(k[mid], key);
+        if (c == 0) { *found = 1; return mid; }
+        if (c < 0) lo = mid + 1; else hi = mid;
+    }
+    *found = 0;
+    return lo;
+}
+
+/* One pair, the usual update (M#{K => V}, maps:put/3, a fold building a
+ * map): a binary search and block copies, where the general merge below
+ * compares every key twice. */
+static Term map_put_one(Process *p, Term m, Term key, Term val, int exact, Term *missing) {
+    size_t n = map_size(m);
+    int found;
+    size_t at = map_position(m, key, &found);
+    const Term *ok = map_keys(m), *ov = map_vals(m);
+    if (found) {                   /* same key set: share the keys tuple */
+        if (ov[at] == val) return m;
+        Term *hp = heap_alloc(p, 2 + n);
+        hp[0] = make_header(n + 1, BOXED_MAP);
+        hp[1] = map_keys_tuple(m);
+        memcpy(hp + 2, ov, n * sizeof(Term));
+        hp[2 + at] = val;
+        return make_boxed(hp);
+    }
+    if (exact) {
+        *missing = key;
+        return THE_NON_VALUE;
+    }
+    Term *nk, *nv;
+    Term r = map_alloc(p, n + 1, &nk, &nv);
+    memcpy(nk, ok, at * sizeof(Term));
+    memcpy(nv, ov, at * sizeof(Term));
+    nk[at] = key;
+    nv[at] = val;
+    memcpy(nk + at + 1, ok + at, (n - at) * sizeof(Term));
+    memcpy(nv + at + 1, ov + at, (n - at) * sizeof(Term));
+    return r;
+}
+
 Term map_put_pairs(Process *p, Term m, const Term *kv, size_t npairs, int exact, Term *missing) {
     size_t n = map_size(m);
     if (npairs == 0) return m;
+    if (npairs == 1) return map_put_one(p, m, kv[0], kv[1], exact, missing);
     KV buf[8];
     KV *s = npairs <= 8 ? buf : malloc(npairs * sizeof *s);
     if (!s) FATAL("out of memory for %zu pairs of a map update", npairs);
