@@ -47,7 +47,10 @@
  * need exceeds 75% of the block, or falls under 25% of a block larger than
  * min_heap_size, the block is resized by a second, young-only copying pass
  * (the live data is small when shrinking; growing happens geometrically, so
- * the extra copies add up to a constant factor). A loop that only makes
+ * the extra copies add up to a constant factor). A shrink stops at half the
+ * old heap in use: the young block is the nursery, and one sized to a few
+ * young survivors of a process whose data lives in the old heap made it
+ * collect, promote and then copy everything again far more often. A loop that only makes
  * garbage therefore stays at one block size, and a deep recursion grows the
  * block (and so its stack) through collections. The stack moves to the end of
  * the new block with memcpy: CPs and catch markers point into code, not into
@@ -576,6 +579,11 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
         target = gc_next_heap_size(2 * need_after);
         if (target < p->min_heap_size)
             target = p->min_heap_size;
+        /* the nursery's floor: half the old heap in use (above) */
+        size_t old_in_use = p->old_heap ? (size_t)(p->old_htop - p->old_heap) : 0;
+        size_t floor = gc_next_heap_size(old_in_use / 2);
+        if (target < floor)
+            target = floor < size ? floor : size;
     }
     if (target != size) {
         refused = target > size && over_ceiling(p, target);
