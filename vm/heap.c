@@ -45,6 +45,7 @@
 #include "proc_dict.h"
 #include "mem_limit.h"
 #include "heap_block.h"
+#include "qsbr.h"
 
 /* A fresh fragment has at least this many words, so that a BIF building a
  * list cell by cell does not make one malloc per cell. */
@@ -242,7 +243,9 @@ Term *heap_alloc(Process *p, size_t words)
  * collector may free a cached first heap with free() when it replaces it.
  * Process records, though, are never freed: a sender may still count a
  * reference on a record after its process exited (proc_table.c, slot_acquire),
- * so a record stays a record, its refc at zero until it is reused. */
+ * so a record stays a record, its refc at zero until it is reused; and a
+ * record is reused only once no scheduler can still hold it from a lookup
+ * that counted nothing (process_retire_memory, proc_peek). */
 enum { CACHE_PROCESS, CACHE_HEAP, NCACHES };
 #define BLOCK_BATCH 64
 
@@ -407,6 +410,19 @@ void process_free_memory(Process *p)
     process_free_heap(p);
     if (p->xsave != p->xsave_inline) free(p->xsave);
     cache_free(CACHE_PROCESS, p);
+}
+
+static void record_recycle(void *p)
+{
+    cache_free(CACHE_PROCESS, p);
+}
+
+void process_retire_memory(Process *p)
+{
+    process_free_heap(p);
+    if (p->xsave != p->xsave_inline) free(p->xsave);
+    p->xsave = p->x = NULL;
+    qsbr_retire(p, record_recycle);
 }
 
 int process_reserve_xsave(Process *p, int n)

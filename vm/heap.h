@@ -17,6 +17,12 @@ void process_free_memory(Process *p);
  * (proc_exit: the memory goes back before the death is heard of); a second
  * call, or process_free_memory after it, frees nothing twice. */
 void process_free_heap(Process *p);
+/* process_free_memory for a process that was in the pid table: its heaps
+ * go at once, its record only once no scheduler can still be holding it
+ * (qsbr.h), because senders on schedulers find records without counting a
+ * reference (proc_peek, proc.h) and a record reused for a new process at
+ * once could take a message meant for the dead one. */
+void process_retire_memory(Process *p);
 
 /* Room for n saved x registers (spawn with many arguments); 0 if out of memory. */
 int process_reserve_xsave(Process *p, int n);

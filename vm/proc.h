@@ -52,6 +52,10 @@ Term proc_spawn(Process *parent, Term module, Term fun, Term args, const SpawnOp
  * with proc_release; NULL if there is none. */
 Process *proc_lookup(Term pid);
 void proc_release(Process *p);
+/* The same without a reference, for a thread that qsbr_protected() says is
+ * online: the record stays the one looked up (though its process may exit)
+ * until the thread's next quiescent point; nothing to release. */
+Process *proc_peek(Term pid);
 /* The table itself, for spawn and exit: proc_table_insert gives p a pid and
  * its slot (0 if the table is full); proc_table_remove empties p's slot, and
  * lookups no longer find it. p->refc counts the table's reference, which

@@ -23,6 +23,7 @@
 #include "heap.h"
 #include "sched.h"
 #include "dist.h"
+#include "qsbr.h"
 
 /* ---- messages ---- */
 
@@ -211,11 +212,13 @@ static void monitor_end(Process *p, Monitor *mo) {
 
 /* Pushes m to pid's inbox. 0 delivered; -1 no such process (m is freed). */
 int proc_deliver(Term pid, Message *m) {
-    Process *q = is_port(pid) ? proc_lookup_port(pid) : proc_lookup(pid);
+    /* a scheduler counts no reference (proc_table.c says why it may not) */
+    int counted = is_port(pid) || !qsbr_protected();
+    Process *q = is_port(pid) ? proc_lookup_port(pid) : counted ? proc_lookup(pid) : proc_peek(pid);
     if (!q) { proc_message_free(m); return -1; }
     int r = mailbox_push(&q->mbox, m);
     if (r == 1) sched_wake(q);
-    proc_release(q);
+    if (counted) proc_release(q);
     if (r < 0) { proc_message_free(m); return -1; }
     return 0;
 }

@@ -6,6 +6,14 @@
  * Process memory alive while a sender pushes to it, so a process exiting at
  * the same time cannot be freed under the sender's feet; the memory goes when
  * the last reference does (proc_release).
+ *
+ * A scheduler thread need not count: proc_peek finds the record with one
+ * load and one compare, and the record cannot be reused for another
+ * process before that thread's next quiescent point (qsbr.h), because the
+ * last release retires it rather than recycling it at once. A send, the
+ * common lookup, then writes nothing on the receiver's record but its inbox
+ * word: two atomic read-modify-writes fewer on a line the receiver and
+ * other senders also write.
  */
 #include <gc.h>
 #include <stdlib.h>
@@ -82,6 +90,12 @@ Process *proc_lookup(Term pid) {
     return p;
 }
 
+Process *proc_peek(Term pid) {
+    if (!is_pid(pid)) return NULL;
+    Process *p = atomic_load_explicit(&table[pid_val(pid) & (table_size - 1)], memory_order_acquire);
+    return p && p->pid == pid ? p : NULL;
+}
+
 void proc_release(Process *p) {
     if (atomic_fetch_sub_explicit(&p->refc, 1, memory_order_acq_rel) == 1) {
         for (Message *m = mailbox_close(&p->mbox), *next; m; m = next) {
@@ -91,7 +105,7 @@ void proc_release(Process *p) {
         free(p->links);
         free(p->monitors);
         port_record_free(p);
-        process_free_memory(p);
+        process_retire_memory(p);
     }
 }
 

@@ -18,9 +18,12 @@
  *
  * Costs: a quiescent point loads the epoch (a line written only when some
  * thread tags a batch) and stores its own announcement when the epoch moved;
- * tagging is one atomic add per slice that retired anything; a scan (a full
- * sequentially consistent load per thread) runs when a thread holds SCAN_AT objects or
- * has held some for SCAN_EVERY quiescent points. */
+ * tagging is one atomic add per TAG_AT objects, or per scan that finds
+ * some untagged (process records are retired at every exit: an add per
+ * slice that retired anything cost a spawn-and-exit loop 3%); a scan (a full
+ * sequentially consistent load per thread) runs when a thread holds SCAN_AT
+ * more objects than its last scan left, or has held some for SCAN_EVERY
+ * quiescent points. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -33,7 +36,8 @@
 #define OFFLINE UINT64_MAX
 #define UNTAGGED UINT64_MAX
 #define SCAN_AT 256
-#define SCAN_EVERY 64
+#define SCAN_EVERY 16
+#define TAG_AT 32
 
 typedef struct {
     void *p;
@@ -52,6 +56,10 @@ typedef struct {
     _Alignas(CACHE_LINE) Retired *v;
     size_t n, cap, untagged;
     unsigned quiet;                 /* quiescent points since the last scan */
+    size_t scan_at;                 /* scan when n reaches it: what the last
+                                       scan left plus SCAN_AT, so that objects
+                                       another thread still holds back are not
+                                       scanned again at every quiescent point */
     uint64_t last_seen;
     _Atomic long count;             /* n, for qsbr_pending */
 } Limbo;
@@ -61,6 +69,7 @@ static Limbo limbo[QSBR_MAX];
 static _Alignas(CACHE_LINE) _Atomic uint64_t epoch = 1;
 static int nthreads;
 static __thread int my_id = -1;
+static __thread int my_online;      /* registered and not offline */
 
 /* Retired by threads that are not registered, or left by a thread going
  * offline: freed by whichever registered thread scans next. */
@@ -72,7 +81,10 @@ static _Atomic long leaked;         /* could not be listed (out of memory) */
 void qsbr_init(int n)
 {
     nthreads = n < 1 ? 1 : n > QSBR_MAX ? QSBR_MAX : n;
-    for (int i = 0; i < QSBR_MAX; i++) atomic_store(&announce[i].seen, OFFLINE);
+    for (int i = 0; i < QSBR_MAX; i++) {
+        atomic_store(&announce[i].seen, OFFLINE);
+        limbo[i].scan_at = SCAN_AT;
+    }
 }
 
 static int push(Limbo *l, void *p, void (*fn)(void *), uint64_t tag)
@@ -120,6 +132,7 @@ static void scan(Limbo *l)
     uint64_t min = min_seen();
     free_before(l, min);
     l->quiet = 0;
+    l->scan_at = l->n + SCAN_AT;
     if (atomic_load_explicit(&shared_n, memory_order_relaxed) && pthread_mutex_trylock(&shared_mu) == 0) {
         free_before(&shared, min);
         atomic_store_explicit(&shared_n, (long)shared.n, memory_order_relaxed);
@@ -140,15 +153,16 @@ void qsbr_quiescent(void)
     int id = my_id;
     if (id < 0) return;
     Limbo *l = &limbo[id];
-    if (l->untagged) tag(l);
+    int due = l->n ? l->n >= l->scan_at || ++l->quiet >= SCAN_EVERY
+                   : atomic_load_explicit(&shared_n, memory_order_relaxed) && ++l->quiet >= SCAN_EVERY;
+    /* tagging late only frees later, never too soon */
+    if (l->untagged >= TAG_AT || (l->untagged && due)) tag(l);
     uint64_t e = atomic_load_explicit(&epoch, memory_order_acquire);
     if (e != l->last_seen) {
         atomic_store_explicit(&announce[id].seen, e, memory_order_release);
         l->last_seen = e;
     }
-    if (l->n ? l->n >= SCAN_AT || ++l->quiet >= SCAN_EVERY
-             : atomic_load_explicit(&shared_n, memory_order_relaxed) && ++l->quiet >= SCAN_EVERY)
-        scan(l);
+    if (due) scan(l);
 }
 
 void qsbr_online(void)
@@ -159,7 +173,10 @@ void qsbr_online(void)
     uint64_t e = atomic_load_explicit(&epoch, memory_order_seq_cst);
     atomic_store_explicit(&announce[id].seen, e, memory_order_release);
     limbo[id].last_seen = e;
+    my_online = 1;
 }
+
+int qsbr_protected(void) { return my_online; }
 
 void qsbr_offline(void)
 {
@@ -179,6 +196,7 @@ void qsbr_offline(void)
         l->n = kept;
         atomic_store_explicit(&l->count, (long)l->n, memory_order_relaxed);
     }
+    my_online = 0;
     atomic_store_explicit(&announce[id].seen, OFFLINE, memory_order_release);
 }
 

@@ -851,6 +851,9 @@ static Process *idle(Scheduler *s, SWord *budget) {
     uint64_t spin_start = spinning ? timer_now_us() : 0;
     for (int round = 0; spinning && !atomic_load(&finished); round++) {
         if ((round & 7) == 7 && (timer_now_us() - spin_start > SPIN_US || !spin_worth())) break;
+        /* a spinner holds nothing (qsbr.h): saying so now and then lets
+         * the others free what they retire while it spins */
+        if ((round & 7) == 7) qsbr_quiescent();
         /* lone work is looked at only now and then: reading a runnext pulls
          * the owner's cache line, which it writes on every wake-up */
         if (inject_take(s)) {
