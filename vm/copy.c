@@ -6,7 +6,10 @@
  * to the start of the destination, then a scan pointer walks the words
  * already copied and, for every pointer it finds that still points outside,
  * appends a copy of the object pointed to and redirects the pointer. The
- * destination itself is the work queue.
+ * destination itself is the work queue. A list's spine is copied whole when
+ * its first cell is (the cells in a row, each tail pointing at the next), so
+ * a string or a list of numbers costs one tight loop and a scan that finds
+ * nothing to do, not a trip through the queue per cell.
  */
 #include <string.h>
 
@@ -60,9 +63,16 @@ size_t copy_size(Term t) {
 static inline Term copy_one(Term t, Term **top, size_t *bins) {
     Term *dst = *top;
     if (is_list(t)) {
-        dst[0] = list_head(t);
-        dst[1] = list_tail(t);
-        *top = dst + 2;
+        Term *d = dst;
+        for (;;) {
+            d[0] = list_head(t);
+            t = list_tail(t);
+            if (!is_list(t)) break;
+            d[1] = make_list(d + 2);
+            d += 2;
+        }
+        d[1] = t;
+        *top = d + 2;
         return make_list(dst);
     }
     Term *src = boxed_ptr(t);
@@ -89,7 +99,8 @@ Term copy_term_bins(Term t, Term *hp, size_t *bins) {
     Term root = copy_one(t, &top, bins);
     Term *scan = hp;
     /* Every object in [hp, top) was copied whole; walk them in order. Cons
-     * cells have no header: a word with tag 00 can only be a header here. */
+     * cells have no header: a word with tag 00 can only be a header here.
+     * A pointer into [hp, top) is a spine's link, already in place. */
     while (scan < top) {
         Term w = *scan;
         if (primary_tag(w) == TAG_HEADER) {
@@ -97,7 +108,10 @@ Term copy_term_bins(Term t, Term *hp, size_t *bins) {
             scan += 1 + raw;
             continue;
         }
-        if (!is_immed(w)) *scan = copy_one(w, &top, bins);
+        if (!is_immed(w)) {
+            Term *at = (Term *)(w & ~(Term)3);
+            if (at < hp || at >= top) *scan = copy_one(w, &top, bins);
+        }
         scan++;
     }
     return root;
