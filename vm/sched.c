@@ -169,6 +169,7 @@ static __thread Process *current;
 Process *sched_current(void) { return current; }
 int sched_count(void) { return nscheds; }
 int sched_online(void) { return atomic_load(&nonline); }
+int sched_self_id(void) { return self_sched ? self_sched->id + 1 : 0; }
 
 UWord sched_context_switches(void) {
     UWord n = 0;

@@ -33,6 +33,9 @@ int sched_run(Term main);
 Process *sched_current(void);
 int sched_count(void);
 int sched_online(void);
+/* The calling thread's scheduler, numbered from 1 as
+ * erlang:system_info(scheduler_id) says; 0 on a thread that is none. */
+int sched_self_id(void);
 /* erlang:system_flag(schedulers_online, N) */
 void sched_set_online(int n);
 UWord sched_run_queue_length(void);

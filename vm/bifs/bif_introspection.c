@@ -539,6 +539,7 @@ Term bif_system_info_1(Process *p, Term *args) {
     if (what == ATOM_TERM(atom_count)) return make_integer(p, (int64_t)atom_count());
     if (what == ATOM_TERM(schedulers)) return make_small(sched_count());
     if (what == ATOM_TERM(schedulers_online)) return make_small(sched_online());
+    if (what == ATOM_TERM(scheduler_id)) return make_small(sched_self_id());
     if (what == ATOM_TERM(otp_release)) return string_term(p, MINI_OTP_RELEASE);
     if (what == ATOM_TERM(version)) return string_term(p, MINI_VERSION);
     if (what == ATOM_TERM(logical_processors)) {
