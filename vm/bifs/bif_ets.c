@@ -766,7 +766,9 @@ static Term run_select(Process *p, Term tid, Term spec, int mode, int reverse)
     int writes = mode == SEL_DELETE || mode == SEL_REPLACE;
     TABLE(p, tid, writes ? NEED_WRITE : NEED_READ);
     if (mode == SEL_REPLACE && t->type != ETS_SET && t->type != ETS_ORDERED_SET) FAIL(p);
-    EtsMs *ms = ets_ms_compile(spec);
+    int oom;
+    EtsMs *ms = ets_ms_compile(spec, &oom);
+    if (!ms && oom) OOM(p);
     if (!ms) FAIL(p);
     SelCtx c = { p, ms, mode, NULL, 0, 0, 0, 0, 0 };
     Term key = ets_ms_bound_key(ms, t->keypos);
@@ -1089,7 +1091,9 @@ Term bif_ets_test_ms_2(Process *p, Term *args)
 {
     OutBuf why;
     ob_init(&why);
-    EtsMs *ms = ets_ms_compile_ex(args[1], 1, &why);
+    int oom;
+    EtsMs *ms = ets_ms_compile_ex(args[1], 1, &why, &oom);
+    if (!ms && oom) { ob_free(&why); return bif_out_of_memory(p); }
     if (!ms) {
         if (!why.len) ob_puts(&why, "Match program is not well formed.");
         Term text = charlist(p, why.buf, why.len);
@@ -1109,7 +1113,9 @@ Term bif_ets_test_ms_2(Process *p, Term *args)
  * caller's heap and cannot outlive one call). */
 Term bif_ets_match_spec_compile_1(Process *p, Term *args)
 {
-    EtsMs *ms = ets_ms_compile_ex(args[0], 1, NULL);
+    int oom;
+    EtsMs *ms = ets_ms_compile_ex(args[0], 1, NULL, &oom);
+    if (!ms && oom) return bif_out_of_memory(p);
     if (!ms) BIF_ERROR(p, AM_badarg);
     ets_ms_free(ms);
     return tuple2(p, A("$ets_compiled_ms"), args[0]);
@@ -1125,7 +1131,9 @@ Term bif_ets_match_spec_run_r_3(Process *p, Term *args)
     Term l = args[0];
     for (; is_list(l); l = list_tail(l)) ;
     if (!is_nil(l)) BIF_ERROR(p, AM_badarg);
-    EtsMs *ms = ets_ms_compile_ex(tuple_elems(cm)[1], 1, NULL);
+    int oom;
+    EtsMs *ms = ets_ms_compile_ex(tuple_elems(cm)[1], 1, NULL, &oom);
+    if (!ms && oom) return bif_out_of_memory(p);
     if (!ms) BIF_ERROR(p, AM_badarg);
     Term acc = args[2];
     for (l = args[0]; is_list(l); l = list_tail(l)) {

@@ -323,13 +323,15 @@ Term ets_hash_next(Process *p, EtsTable *t, Term key, int *missing);
 /* ---- match specifications (ets_match.c) ---- */
 typedef struct EtsMs EtsMs;
 /* Checks and prepares a match specification (a term on p's heap); NULL if
- * it is malformed (badarg). */
-EtsMs *ets_ms_compile(Term ms);
+ * it is malformed (badarg) or memory ran out, which *oom (when not NULL)
+ * tells apart: the caller then dies of it as any BIF without memory does
+ * (bif_out_of_memory), not of a badarg. */
+EtsMs *ets_ms_compile(Term ms, int *oom);
 /* The same; any_pattern lets a clause's pattern be any term (test_ms,
  * match_spec_run: the objects need not be tuples); why (NULL or a buffer)
  * receives erlang:match_spec_test's message for a malformed one. */
 struct OutBuf;
-EtsMs *ets_ms_compile_ex(Term ms, int any_pattern, struct OutBuf *why);
+EtsMs *ets_ms_compile_ex(Term ms, int any_pattern, struct OutBuf *why, int *oom);
 void ets_ms_free(EtsMs *ms);
 /* Runs ms on one object: 1 and *result (which may point into the object:
  * the caller copies it out) if a clause matched, 0 if none. */

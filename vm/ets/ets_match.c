@@ -71,7 +71,15 @@ struct EtsMs {
     Arena code, scratch;
     Term *vars;                  /* nvars bindings (THE_NON_VALUE: unbound) */
     int failed;                  /* compile error                           */
+    int oom;                     /* ... because memory ran out              */
 };
+
+/* Compiling failed for want of memory, not for a malformed specification. */
+static void comp_oom(EtsMs *ms)
+{
+    ms->failed = 1;
+    ms->oom = 1;
+}
 
 /* ---- compiling ---- */
 
@@ -118,7 +126,7 @@ static void note_var(Comp *c, long n)
 {
     if (n > c->maxvar) {
         unsigned char *b = realloc(c->bound, (size_t)n + 1);
-        if (!b) { c->ms->failed = 1; return; }
+        if (!b) { comp_oom(c->ms); return; }
         memset(b + c->maxvar + 1, 0, (size_t)(n - c->maxvar));
         c->bound = b;
         c->maxvar = n;
@@ -138,7 +146,7 @@ static Term comp_pat(Comp *c, Term t)
     }
     if (is_list(t)) {
         Term *hp = arena_alloc(&c->ms->code, 2);
-        if (!hp) { c->ms->failed = 1; return t; }
+        if (!hp) { comp_oom(c->ms); return t; }
         hp[0] = comp_pat(c, list_head(t));
         hp[1] = comp_pat(c, list_tail(t));
         return make_list(hp);
@@ -146,7 +154,7 @@ static Term comp_pat(Comp *c, Term t)
     if (is_tuple(t)) {
         UWord n = tuple_arity(t);
         Term *hp = arena_alloc(&c->ms->code, n + 1);
-        if (!hp) { c->ms->failed = 1; return t; }
+        if (!hp) { comp_oom(c->ms); return t; }
         hp[0] = make_tuple_header(n);
         for (UWord i = 0; i < n; i++) hp[i + 1] = comp_pat(c, tuple_elems(t)[i]);
         return make_boxed(hp);
@@ -176,7 +184,7 @@ static Term comp_expr(Comp *c, Term t)
     }
     if (is_list(t)) {
         Term *hp = arena_alloc(&ms->code, 2);
-        if (!hp) { ms->failed = 1; return t; }
+        if (!hp) { comp_oom(ms); return t; }
         hp[0] = comp_expr(c, list_head(t));
         hp[1] = comp_expr(c, list_tail(t));
         return make_list(hp);
@@ -186,12 +194,12 @@ static Term comp_expr(Comp *c, Term t)
     Term *e = tuple_elems(t);
     if (n == 0) { comp_fail(c, NULL, t); return t; }
     Term *hp = arena_alloc(&ms->code, n + 1);
-    if (!hp) { ms->failed = 1; return t; }
+    if (!hp) { comp_oom(ms); return t; }
     hp[0] = make_tuple_header(n);
     if (n == 1 && is_tuple(e[0])) {                  /* {{...}}: a tuple */
         UWord m = tuple_arity(e[0]);
         Term *tp = arena_alloc(&ms->code, m + 2);
-        if (!tp) { ms->failed = 1; return t; }
+        if (!tp) { comp_oom(ms); return t; }
         tp[0] = make_tuple_header(m + 1);
         tp[1] = MARK(M_TUPLE, 0);
         for (UWord i = 0; i < m; i++) tp[i + 2] = comp_expr(c, tuple_elems(e[0])[i]);
@@ -225,19 +233,20 @@ static Term comp_expr(Comp *c, Term t)
     return make_boxed(hp);
 }
 
-EtsMs *ets_ms_compile(Term spec) { return ets_ms_compile_ex(spec, 0, NULL); }
+EtsMs *ets_ms_compile(Term spec, int *oom) { return ets_ms_compile_ex(spec, 0, NULL, oom); }
 
-EtsMs *ets_ms_compile_ex(Term spec, int any_pattern, OutBuf *why)
+EtsMs *ets_ms_compile_ex(Term spec, int any_pattern, OutBuf *why, int *oom)
 {
+    if (oom) *oom = 0;
     long len = 0;
     Term l = spec;
     for (; is_list(l); l = list_tail(l)) len++;
     if (!is_nil(l)) { if (why) ob_puts(why, "Match programs are not in a list."); return NULL; }
     EtsMs *ms = calloc(1, sizeof *ms);
-    if (!ms) return NULL;
+    if (!ms) { if (oom) *oom = 1; return NULL; }
     ms->cl = calloc((size_t)(len ? len : 1), sizeof *ms->cl);
     Comp c = { ms, NULL, -1, why };
-    if (!ms->cl) ms->failed = 1;
+    if (!ms->cl) comp_oom(ms);
     long maxvar = -1;
     for (l = spec; !ms->failed && is_list(l); l = list_tail(l)) {
         Term cl = list_head(l);
@@ -262,10 +271,18 @@ EtsMs *ets_ms_compile_ex(Term spec, int any_pattern, OutBuf *why)
         if (c.maxvar > maxvar) maxvar = c.maxvar;
     }
     free(c.bound);
-    if (ms->failed) { ets_ms_free(ms); return NULL; }
+    if (ms->failed) {
+        if (oom) *oom = ms->oom;
+        ets_ms_free(ms);
+        return NULL;
+    }
     ms->nvars = (int)maxvar + 1;
     ms->vars = malloc(sizeof(Term) * (size_t)(ms->nvars ? ms->nvars : 1));
-    if (!ms->vars) { ets_ms_free(ms); return NULL; }
+    if (!ms->vars) {
+        if (oom) *oom = 1;
+        ets_ms_free(ms);
+        return NULL;
+    }
     return ms;
 }
 
