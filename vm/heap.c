@@ -403,13 +403,12 @@ void process_free_heap(Process *p)
     p->dict = NULL;
 }
 
-void process_free_memory(Process *p)
+/* Everything a process owns but its record. */
+static void process_free_all_but_record(Process *p)
 {
-    if (!p)
-        return;
     process_free_heap(p);
     if (p->xsave != p->xsave_inline) free(p->xsave);
-    cache_free(CACHE_PROCESS, p);
+    p->xsave = p->x = NULL;
 }
 
 static void record_recycle(void *p)
@@ -417,11 +416,17 @@ static void record_recycle(void *p)
     cache_free(CACHE_PROCESS, p);
 }
 
+void process_free_memory(Process *p)
+{
+    if (!p)
+        return;
+    process_free_all_but_record(p);
+    record_recycle(p);
+}
+
 void process_retire_memory(Process *p)
 {
-    process_free_heap(p);
-    if (p->xsave != p->xsave_inline) free(p->xsave);
-    p->xsave = p->x = NULL;
+    process_free_all_but_record(p);
     qsbr_retire(p, record_recycle);
 }
 

@@ -212,9 +212,12 @@ static void monitor_end(Process *p, Monitor *mo) {
 
 /* Pushes m to pid's inbox. 0 delivered; -1 no such process (m is freed). */
 int proc_deliver(Term pid, Message *m) {
-    /* a scheduler counts no reference (proc_table.c says why it may not) */
-    int counted = is_port(pid) || !qsbr_protected();
-    Process *q = is_port(pid) ? proc_lookup_port(pid) : counted ? proc_lookup(pid) : proc_peek(pid);
+    /* a scheduler counts no reference (proc_table.c says why it need not) */
+    int counted = 1;
+    Process *q;
+    if (is_port(pid)) q = proc_lookup_port(pid);
+    else if (qsbr_protected()) { q = proc_peek(pid); counted = 0; }
+    else q = proc_lookup(pid);
     if (!q) { proc_message_free(m); return -1; }
     int r = mailbox_push(&q->mbox, m);
     if (r == 1) sched_wake(q);
