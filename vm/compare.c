@@ -246,18 +246,37 @@ static int compare(Term a, Term b, int exact)
                 b = list_head(b);
                 continue;
             case C_MAP: {
-                /* by size, then the keys tuples exactly, then the values
-                 * in key order in the current mode (map.h's layout) */
+                /* by size, then the keys exactly, then the values in key
+                 * order in the current mode; two flat maps (map.h) by
+                 * their keys tuples, else key by key from a view (the
+                 * pairs are on the stack before the views go) */
                 UWord na = map_size(a), nb = map_size(b);
                 if (na != nb) {
                     res = cmp_uword(na, nb);
                     break;
                 }
-                const Term *va = map_vals(a), *vb = map_vals(b);
+                if (na == 0)
+                    break;
+                if (map_is_flat(a) && map_is_flat(b)) {
+                    const Term *va = map_flat_vals(a), *vb = map_flat_vals(b);
+                    for (UWord i = na; i > 0; i--)
+                        push(&s, va[i - 1], vb[i - 1], exact);
+                    a = map_flat_keys_tuple(a);
+                    b = map_flat_keys_tuple(b);
+                    exact = 1;
+                    continue;
+                }
+                MapView xa, xb;
+                map_view(a, &xa);
+                map_view(b, &xb);
                 for (UWord i = na; i > 0; i--)
-                    push(&s, va[i - 1], vb[i - 1], exact);
-                a = map_keys_tuple(a);
-                b = map_keys_tuple(b);
+                    push(&s, xa.vals[i - 1], xb.vals[i - 1], exact);
+                for (UWord i = na; i > 1; i--)
+                    push(&s, xa.keys[i - 1], xb.keys[i - 1], 1);
+                a = xa.keys[0];
+                b = xb.keys[0];
+                map_view_free(&xa);
+                map_view_free(&xb);
                 exact = 1;
                 continue;
             }

@@ -1050,7 +1050,8 @@ L_recv_set:
             ERROR(tuple2(p, ATOM_TERM(badkey), missing_));                  \
         }                                                                   \
         DST(pc[3]) = r_;                                                    \
-        reds -= (SWord)(map_size(r_) / 64);                                 \
+        /* a flat map's update copies it, a tree's copies one path */   \
+        reds -= map_is_flat(r_) ? (SWord)(map_size(r_) / 64) : 1;          \
         DISPATCH(5 + n_);                                                   \
     } while (0)
 L_put_map_assoc:

@@ -218,14 +218,16 @@ static int encode(OutBuf *b, Term t)
         }
         if (is_map_term(t)) {
             UWord n = map_size(t);
-            const Term *keys = map_keys(t), *vals = map_vals(t);
+            MapView v;
+            map_view(t, &v);
             uint32_t *order = map_walk_order_cached(t, MAP_WALK_LIST, &orders);
             put8(b, MAP_EXT); put32(b, (uint32_t)n);
             for (UWord i = n; i > 0; i--) {
                 UWord j = map_walk_at(order, i - 1);
-                PUSH(vals[j]); PUSH(keys[j]);
+                PUSH(v.vals[j]); PUSH(v.keys[j]);
             }
             free(order);
+            map_view_free(&v);
             continue;
         }
         ok = 0;                                   /* local funs */
@@ -407,7 +409,7 @@ static Term decode_bytes(Process *p, const unsigned char *s, size_t n, int safe,
         if (w.kv) {                                /* build a map */
             Term missing;
             Term m = map_put_pairs(p, lit_map_empty(), w.kv, w.npairs, 0, &missing);
-            if (m == THE_NON_VALUE || header_arity(boxed_header(m)) - 1 != w.npairs) BAD();   /* no duplicate keys */
+            if (m == THE_NON_VALUE || map_size(m) != w.npairs) BAD();   /* no duplicate keys */
             *w.slot = m;
             continue;
         }

@@ -239,13 +239,15 @@ static Leaf *trie_leaves(Term m, LeafCache *cache)
 {
     /* (the big maps inside its keys are sorted on the way: leaves_of) */
     UWord n = map_size(m);
-    const Term *k = map_keys(m);
+    MapView v;
+    map_view(m, &v);
     Leaf *l = xrealloc(NULL, n * sizeof *l);
     for (UWord i = 0; i < n; i++) {
-        l[i].key = k[i];
-        l[i].hash = internal_hash(k[i], 0, cache);
+        l[i].key = v.keys[i];
+        l[i].hash = internal_hash(v.keys[i], 0, cache);
         l[i].pos = (uint32_t)i;
     }
+    map_view_free(&v);
     LeafCache *outer = sort_cache;
     sort_cache = cache;
     qsort(l, n, sizeof *l, leaf_cmp);
@@ -296,8 +298,10 @@ static void collect_big_maps(const Term *roots, size_t nroots, LeafCache *cache)
                 ws_push(&s, t);
                 ws_push(&s, MARK_DONE);
             }
-            const Term *k = map_keys(t), *v = map_vals(t);
-            for (UWord i = 0; i < n; i++) { ws_push(&s, v[i]); ws_push(&s, k[i]); }
+            MapView v;
+            map_view(t, &v);
+            for (UWord i = 0; i < n; i++) { ws_push(&s, v.vals[i]); ws_push(&s, v.keys[i]); }
+            map_view_free(&v);
             break;
         }
         case BOXED_FUN:
@@ -360,14 +364,13 @@ static uint32_t hash_trie(uint32_t h, WordStack *s, Term map, const Leaf *l, siz
                           LeafCache *cache)
 {
     if (level == 0) h = jenkins_mix2(h, (uint32_t)n, 0, HC(16));
-    const Term *vals = map_vals(map);
     for (size_t a = 0, b; a < n; a = b) {
         unsigned slot = slot_at(&l[a], level, cache);
         for (b = a + 1; b < n && slot_at(&l[b], level, cache) == slot; b++) {}
         if (b - a > 1) {
             push_node(s, map, l, a, b, level + 1);
         } else {
-            ws_push(s, vals[l[a].pos]);
+            ws_push(s, map_val_at(map, l[a].pos));
             ws_push(s, l[a].key);
         }
     }
@@ -441,9 +444,11 @@ static uint32_t internal_hash(Term term, uint32_t salt, LeafCache *cache)
                 goto pop;
             }
             /* a flat map: size, then each key and its value in key order */
-            const Term *k = map_keys(term), *v = map_vals(term);
+            MapView v;
+            map_view(term, &v);
             h = jenkins_mix2(h, (uint32_t)n, 0, HC(16));
-            for (UWord i = n; i-- > 0;) { ws_push(&s, v[i]); ws_push(&s, k[i]); }
+            for (UWord i = n; i-- > 0;) { ws_push(&s, v.vals[i]); ws_push(&s, v.keys[i]); }
+            map_view_free(&v);
             goto pop;
         }
         case BOXED_FLOAT: {

@@ -356,9 +356,9 @@ static void w_push_str(TaskStack *s, const char *str) { ts_push(s, W_STR)->s = s
  * value (pushed in reverse). */
 static void w_push_pair(TaskStack *s, Term t, const uint32_t *order, UWord i, long d0) {
     UWord j = map_walk_at(order, i);
-    w_push_term(s, map_vals(t)[j], d0);
+    w_push_term(s, map_val_at(t, j), d0);
     w_push_str(s, " => ");
-    w_push_term(s, map_keys(t)[j], d0);
+    w_push_term(s, map_key_at(t, j), d0);
 }
 
 /* io_lib:write(Term, Depth), optionally with strings (the flat form of ~p
@@ -663,8 +663,8 @@ static void pn_build_one(PCtx *c, size_t idx, Term t, long d) {
             UWord j = map_walk_at(order, i);
             pn_inner(c, at + i, PN_PAIR, 0, 0, kv + 2 * i, 2);
             ts_push(&c->ts, B_FINISH)->idx = at + i;
-            b_push(c, kv + 2 * i, map_keys(t)[j], d - 1);
-            b_push(c, kv + 2 * i + 1, map_vals(t)[j], d - 1);
+            b_push(c, kv + 2 * i, map_key_at(t, j), d - 1);
+            b_push(c, kv + 2 * i + 1, map_val_at(t, j), d - 1);
         }
         free(order);
         return;

@@ -63,9 +63,9 @@ static void display_rec(OutBuf *b, Term t, int nest) {
         ob_puts(b, "#{");
         for (UWord i = 0; i < n; i++) {
             if (i) ob_putc(b, ',');
-            display_rec(b, map_keys(t)[i], nest + 1);
+            display_rec(b, map_key_at(t, i), nest + 1);
             ob_puts(b, "=>");
-            display_rec(b, map_vals(t)[i], nest + 1);
+            display_rec(b, map_val_at(t, i), nest + 1);
         }
         ob_putc(b, '}');
         return;

@@ -155,12 +155,14 @@ static uint32_t make_hash2(Term term, UWord *work)
                 ws_push(&s, MARK_MAP_TAIL);
                 hash = 0;
                 xor_pairs = 0;
-                Term *ks = map_keys(term), *vs = map_vals(term);
+                MapView v;
+                map_view(term, &v);
                 for (UWord i = size; i-- > 0;) {
                     ws_push(&s, MARK_MAP_PAIR);
-                    ws_push(&s, vs[i]);
-                    ws_push(&s, ks[i]);
+                    ws_push(&s, v.vals[i]);
+                    ws_push(&s, v.keys[i]);
                 }
+                map_view_free(&v);
                 goto common;
             }
             case BOXED_EXPORT: {

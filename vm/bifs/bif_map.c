@@ -109,7 +109,9 @@ static Term to_list_in(Process *p, Term m, int what, MapWalk how) {
     if (n == 0) return NIL;
     Term *hp;
     BIF_ALLOC(p, hp, n * (what == 2 ? 5 : 2));
-    const Term *k = map_keys(m), *v = map_vals(m);
+    MapView view;
+    map_view(m, &view);
+    const Term *k = view.keys, *v = view.vals;
     uint32_t *order = map_walk_order(m, how);
     Term l = NIL;
     for (UWord j = n; j-- > 0;) {
@@ -127,6 +129,7 @@ static Term to_list_in(Process *p, Term m, int what, MapWalk how) {
         hp += 2;
     }
     free(order);
+    map_view_free(&view);
     return l;
 }
 
@@ -181,8 +184,10 @@ Term bif_maps_merge_2(Process *p, Term *args) {
     if (map_size(a) == 0) return b;
     Term *kv = malloc(sizeof(Term) * 2 * n);
     if (!kv) return bif_out_of_memory(p);
-    const Term *k = map_keys(b), *v = map_vals(b);
-    for (UWord i = 0; i < n; i++) { kv[2 * i] = k[i]; kv[2 * i + 1] = v[i]; }
+    MapView v;
+    map_view(b, &v);
+    for (UWord i = 0; i < n; i++) { kv[2 * i] = v.keys[i]; kv[2 * i + 1] = v.vals[i]; }
+    map_view_free(&v);
     Term r = map_put_pairs(p, a, kv, n, 0, NULL);
     free(kv);
     p->reds -= (SWord)((map_size(a) + n) / 16);

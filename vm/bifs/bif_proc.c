@@ -108,9 +108,8 @@ static int max_heap_parse(Term v, MaxHeap *o) {
     if (is_map_term(v)) {
         UWord n = map_size(v);
         if (n == 0) return 0;
-        Term *keys = map_keys(v), *vals = map_vals(v);
         for (UWord i = 0; i < n; i++) {
-            Term k = keys[i], x = vals[i];
+            Term k = map_key_at(v, i), x = map_val_at(v, i);
             if (k == ATOM_TERM(size)) {
                 if (!max_heap_parse(x, o)) return 0;
             } else if (k == ATOM_TERM(kill) || k == ATOM_TERM(error_logger)) {
