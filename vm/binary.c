@@ -73,7 +73,9 @@ Binary *binary_alloc(size_t size)
     if (!b)
         return NULL;
     atomic_init(&b->refc, 1);
+    atomic_init(&b->frozen, 0);
     b->size = size;
+    b->used = size;
     atomic_fetch_add_explicit(&total_bytes, size, memory_order_relaxed);
     return b;
 }
@@ -102,7 +104,11 @@ static void mso_push(Process *p, Term *pb)
 
 void binary_copied(Term *dst)
 {
-    atomic_fetch_add_explicit(&((Binary *)dst[PB_VAL])->refc, 1, memory_order_relaxed);
+    Binary *b = (Binary *)dst[PB_VAL];
+    atomic_fetch_add_explicit(&b->refc, 1, memory_order_relaxed);
+    /* the copy and the original end at the same byte: neither may append
+     * in place from now on (the copier is the thread that would append) */
+    atomic_store_explicit(&b->frozen, 1, memory_order_relaxed);
     dst[PB_NEXT] = 0;
 }
 
@@ -178,6 +184,22 @@ size_t bin_bit_size(Term t)
 /* The high `bits` bits (1..7) of byte c, as a number. */
 static unsigned tail_value(unsigned char c, size_t bits) { return (unsigned)c >> (8 - bits); }
 
+/* A ProcBin on p's heap for the first n bytes of b, on p's MSO list, which
+ * counts `fresh` bytes more (an append's new ProcBin adds only what it
+ * wrote: the bytes before are counted already). b's reference count must
+ * count the new ProcBin already. */
+static Term proc_bin_new(Process *p, Binary *b, size_t n, size_t fresh)
+{
+    Term *hp = heap_alloc(p, PROC_BIN_WORDS);
+    hp[0] = make_header(PROC_BIN_WORDS - 1, BOXED_REFC_BIN);
+    hp[PB_SIZE] = n;
+    hp[PB_VAL] = (Term)b;
+    hp[PB_NEXT] = (Term)p->mso;
+    p->mso = hp;
+    p->bin_vheap += fresh;
+    return make_boxed(hp);
+}
+
 Term bin_new(Process *p, size_t n, unsigned char **data)
 {
     if (n <= BIN_HEAP_LIMIT) {
@@ -200,13 +222,8 @@ Term bin_new(Process *p, size_t n, unsigned char **data)
         }
         return THE_NON_VALUE;
     }
-    Term *hp = heap_alloc(p, PROC_BIN_WORDS);
-    hp[0] = make_header(PROC_BIN_WORDS - 1, BOXED_REFC_BIN);
-    hp[PB_SIZE] = n;
-    hp[PB_VAL] = (Term)b;
-    mso_push(p, hp);
     *data = b->data;
-    return make_boxed(hp);
+    return proc_bin_new(p, b, n, n);
 }
 
 Term bin_from_bytes(Process *p, const void *src, size_t n)
@@ -501,6 +518,110 @@ static size_t segment_bits(Term spec, Term v, Term sz)
     return (size_t)-1;
 }
 
+/* Writes segment (spec, v) of `bits` bits (segment_bits) at bit pos of d. */
+static void put_segment(unsigned char *d, size_t pos, Term spec, Term v, size_t bits)
+{
+    UWord s = (UWord)small_val(spec);
+    int little = (s & BS_LITTLE) != 0;
+    switch (s & BS_TYPE_MASK) {
+    case BS_INTEGER:
+        put_integer(d, pos, v, bits, little);
+        break;
+    case BS_FLOAT: {
+        double f;
+        term_to_double(v, &f);
+        unsigned char be[8];
+        uint64_t u;
+        size_t nb = bits / 8;
+        if (bits == 64) { memcpy(&u, &f, 8); }
+        else { float g = (float)f; uint32_t w; memcpy(&w, &g, 4); u = w; }
+        for (size_t k = 0; k < nb; k++)
+            be[little ? k : nb - 1 - k] = (unsigned char)(u >> (8 * k));
+        copy_bits(d, pos, be, 0, bits);
+        break;
+    }
+    case BS_BINARY: {
+        size_t vn;
+        const unsigned char *src = bin_bytes(v, &vn);
+        copy_bits(d, pos, src, 0, bits);
+        break;
+    }
+    case BS_UTF8: {
+        unsigned char u[4];
+        int k = utf8_encode((UWord)small_val(v), u);
+        copy_bits(d, pos, u, 0, 8 * (size_t)k);
+        break;
+    }
+    case BS_UTF16: {
+        UWord c = (UWord)small_val(v);
+        unsigned units[2], nu = 1;
+        if (c >= 0x10000) { c -= 0x10000; units[0] = 0xD800 | (unsigned)(c >> 10); units[1] = 0xDC00 | (unsigned)(c & 0x3FF); nu = 2; }
+        else units[0] = (unsigned)c;
+        for (unsigned k = 0; k < nu; k++) {
+            unsigned char u[2];
+            u[little ? 0 : 1] = (unsigned char)units[k];
+            u[little ? 1 : 0] = (unsigned char)(units[k] >> 8);
+            copy_bits(d, pos + 16 * k, u, 0, 16);
+        }
+        break;
+    }
+    case BS_UTF32:
+        put_integer(d, pos, v, 32, little);
+        break;
+    }
+}
+
+/* Writes segments from..n of ops at bit pos of d. */
+static void put_segments(unsigned char *d, size_t pos, const Term *ops, size_t from, size_t n)
+{
+    for (size_t i = from; i + 2 < n; i += 3) {
+        size_t bits = segment_bits(ops[i], ops[i + 1], ops[i + 2]);
+        put_segment(d, pos, ops[i], ops[i + 1], bits);
+        pos += bits;
+    }
+}
+
+/* An append, <<B/binary, ...>> (the first segment a whole binary, and
+ * whole bytes in all), which Erlang programs use to build a binary a piece
+ * at a time: the result gets room to grow (twice its size), and when B is
+ * such a result, ends where its bytes' writing ended and was never copied,
+ * the rest is written in place after it and the result is a new ProcBin
+ * over the longer run of the same bytes. B itself still sees only its own
+ * bytes, which no append changes. So a binary built by N appends costs
+ * O(N) bytes copied, not O(N^2). Returns THE_NON_VALUE when ops are not
+ * such an append (or B is not appendable and the result would fit a heap
+ * binary): bs_create builds it the usual way. */
+static Term bs_append(Process *p, const Term *ops, size_t n, size_t total_bits)
+{
+    UWord s0 = (UWord)small_val(ops[0]);
+    Term b0 = ops[1];
+    if (n < 6 || (s0 & BS_TYPE_MASK) != BS_BINARY || ops[2] != ATOM_TERM(all) || total_bits % 8)
+        return THE_NON_VALUE;
+    size_t have = bin_bit_size(b0), need = total_bits / 8;
+    if (have % 8)
+        return THE_NON_VALUE;
+    if (boxed_kind(b0) == BOXED_REFC_BIN) {
+        Term *pb = boxed_ptr(b0);
+        Binary *b = (Binary *)pb[PB_VAL];
+        if (pb[PB_SIZE] == b->used && need <= b->size &&
+            !atomic_load_explicit(&b->frozen, memory_order_relaxed)) {
+            put_segments(b->data, have, ops, 3, n);
+            b->used = need;
+            atomic_fetch_add_explicit(&b->refc, 1, memory_order_relaxed);
+            return proc_bin_new(p, b, need, need - have / 8);
+        }
+    }
+    if (need <= BIN_HEAP_LIMIT)
+        return THE_NON_VALUE;
+    size_t room = need < ((size_t)1 << 36) ? 2 * need : need;
+    Binary *b = room > BIN_MAX_BYTES ? NULL : binary_alloc(room);
+    if (!b)
+        return THE_NON_VALUE;
+    b->used = need;
+    put_segments(b->data, 0, ops, 0, n);
+    return proc_bin_new(p, b, need, need);
+}
+
 Term bs_create(Process *p, const Term *ops, size_t n)
 {
     size_t total = 0;
@@ -515,64 +636,14 @@ Term bs_create(Process *p, const Term *ops, size_t n)
         }
         total += b;
     }
+    Term res = bs_append(p, ops, n, total);
+    if (res != THE_NON_VALUE)
+        return res;
     unsigned char *d;
-    Term res = bits_new(p, total, &d);
+    res = bits_new(p, total, &d);
     if (res == THE_NON_VALUE)
         return bif_raise(p, EXC_ERROR, ATOM_TERM(system_limit));
-    size_t pos = 0;
-    for (size_t i = 0; i + 2 < n; i += 3) {
-        UWord s = (UWord)small_val(ops[i]);
-        Term v = ops[i + 1];
-        size_t bits = segment_bits(ops[i], v, ops[i + 2]);
-        int little = (s & BS_LITTLE) != 0;
-        switch (s & BS_TYPE_MASK) {
-        case BS_INTEGER:
-            put_integer(d, pos, v, bits, little);
-            break;
-        case BS_FLOAT: {
-            double f;
-            term_to_double(v, &f);
-            unsigned char be[8];
-            uint64_t u;
-            size_t nb = bits / 8;
-            if (bits == 64) { memcpy(&u, &f, 8); }
-            else { float g = (float)f; uint32_t w; memcpy(&w, &g, 4); u = w; }
-            for (size_t k = 0; k < nb; k++)
-                be[little ? k : nb - 1 - k] = (unsigned char)(u >> (8 * k));
-            copy_bits(d, pos, be, 0, bits);
-            break;
-        }
-        case BS_BINARY: {
-            size_t vn;
-            const unsigned char *src = bin_bytes(v, &vn);
-            copy_bits(d, pos, src, 0, bits);
-            break;
-        }
-        case BS_UTF8: {
-            unsigned char u[4];
-            int k = utf8_encode((UWord)small_val(v), u);
-            copy_bits(d, pos, u, 0, 8 * (size_t)k);
-            break;
-        }
-        case BS_UTF16: {
-            UWord c = (UWord)small_val(v);
-            unsigned units[2], nu = 1;
-            if (c >= 0x10000) { c -= 0x10000; units[0] = 0xD800 | (unsigned)(c >> 10); units[1] = 0xDC00 | (unsigned)(c & 0x3FF); nu = 2; }
-            else units[0] = (unsigned)c;
-            for (unsigned k = 0; k < nu; k++) {
-                unsigned char u[2];
-                u[little ? 0 : 1] = (unsigned char)units[k];
-                u[little ? 1 : 0] = (unsigned char)(units[k] >> 8);
-                copy_bits(d, pos + 16 * k, u, 0, 16);
-            }
-            break;
-        }
-        case BS_UTF32:
-            put_integer(d, pos, v, 32, little);
-            break;
-        }
-        pos += bits;
-    }
+    put_segments(d, 0, ops, 0, n);
     return res;
 }
 

@@ -45,10 +45,17 @@
 #define PROC_BIN_WORDS 4
 #define SUB_BIN_WORDS 4
 
-/* A shared binary's bytes. refc counts ProcBins (and holders in C). */
+/* A shared binary's bytes. refc counts ProcBins (and holders in C). size
+ * bytes are allocated, of which the first `used` are written; a binary that
+ * bs_create grows by appending (<<B/binary, ...>>) keeps room past `used`
+ * for the next append, which writes there in place when its B is the
+ * ProcBin that ends at `used` and no copy of one was ever made (`frozen`:
+ * then two processes could append to the same bytes). */
 typedef struct Binary {
     atomic_size_t refc;
     size_t size;
+    size_t used;
+    atomic_int frozen;
     unsigned char data[];
 } Binary;
 

@@ -7,7 +7,9 @@
  * the bytes are freed when the last reference goes. Buffers up to 64 KiB
  * are blocks of the block pool, larger ones come from malloc, and buffers
  * made on one thread and released on another are recycled, not remapped
- * round after round. Also fuzzes
+ * round after round. A binary built by appends grows in place while its
+ * newest version is appended to, never touching an older version's bytes,
+ * and stops growing in place once a copy of it exists. Also fuzzes
  * binary_to_term with mutated and random input: it must answer a term or
  * badarg, never crash (run under the ASan build to catch bad reads).
  */
@@ -276,6 +278,62 @@ static void test_bitstrings(void)
     process_free_memory(p);
 }
 
+/* <<B/binary, Byte>> as the bs_create instruction builds it */
+static Term append_byte(Process *p, Term b, unsigned byte)
+{
+    Term ops[6] = { make_small(BS_BINARY | (8 << BS_UNIT_SHIFT)), b, ATOM_TERM(all),
+                    make_small(BS_INTEGER | (1 << BS_UNIT_SHIFT)), make_small(byte), make_small(8) };
+    return bs_create(p, ops, 6);
+}
+
+static const Binary *bytes_of(Term b) { return (const Binary *)boxed_ptr(b)[PB_VAL]; }
+
+static void test_append(void)
+{
+    enum { N = 100000 };
+    size_t base = binary_total_bytes();
+    Process *p = process_new_memory(0);
+    Term b = bin_from_bytes(p, "", 0);
+    const Binary *last = NULL;
+    int buffers = 0, sizes_ok = 1;
+    for (unsigned i = 0; i < N; i++) {
+        b = append_byte(p, b, i & 255);
+        sizes_ok &= bin_bit_size(b) == 8 * (size_t)(i + 1);
+        if (is_boxed_kind(b, BOXED_REFC_BIN) && bytes_of(b) != last) { last = bytes_of(b); buffers++; }
+        if (i % 20000 == 0) { p->x[0] = b; gc_collect(p, 0, 1, 0); b = p->x[0]; }
+    }
+    CHECK(sizes_ok);
+    /* room doubles: a new buffer about every doubling, not one per append */
+    CHECK(buffers > 5 && buffers < 20);
+    size_t n;
+    const unsigned char *s = bin_bytes(b, &n);
+    int bytes_ok = n == N;
+    for (unsigned i = 0; i < N; i++) bytes_ok &= s[i] == (i & 255);
+    CHECK(bytes_ok);
+    /* two appends to one version: the first in place, the second copies;
+     * the version itself keeps its length and bytes */
+    Term v = b;
+    Term x = append_byte(p, v, 1), y = append_byte(p, v, 2);
+    CHECK(bytes_of(x) == bytes_of(v) && bytes_of(y) != bytes_of(v));
+    CHECK(bin_bytes(x, &n)[N] == 1 && bin_bytes(y, &n)[N] == 2);
+    CHECK(bin_bit_size(v) == 8 * (size_t)N);
+    /* a copy (a message, a spawn, ETS) freezes it: no more appends in
+     * place, in the process it went to or in this one */
+    Process *q = process_new_memory(0);
+    Term xq = give(q, x);
+    Term x2 = append_byte(p, x, 3), xq2 = append_byte(q, xq, 4);
+    CHECK(bytes_of(x2) != bytes_of(x) && bytes_of(xq2) != bytes_of(x));
+    CHECK(bin_bytes(x2, &n)[N + 1] == 3 && bin_bytes(xq2, &n)[N + 1] == 4);
+    CHECK(bin_bytes(x, &n)[N] == 1 && n == N + 1);
+    process_free_memory(q);
+    /* the old versions' references go with the collection */
+    p->x[0] = x2;
+    gc_full(p, 1);
+    CHECK(refc_of(p->x[0]) == 1);
+    process_free_memory(p);
+    CHECK(binary_total_bytes() == base);
+}
+
 static int in_pool_arena(const void *b)
 {
     uintptr_t a = (uintptr_t)b;
@@ -364,6 +422,7 @@ int main(void)
     test_generations();
     test_sub_binary();
     test_bitstrings();
+    test_append();
     test_messages();
     test_buffers_from_the_pool();
     test_fuzz();
