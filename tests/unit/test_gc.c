@@ -537,6 +537,43 @@ static void test_garbage_loop(void)
     process_free_memory(p);
 }
 
+/* A process with a big dictionary: every collection scans its table, so
+ * the young block is at least the table's words and the collections come
+ * at most once per that many words allocated; unless a max_heap_size would
+ * be passed, when the dictionary asks for nothing. */
+static void garbage_beside_dict(Process *p, SWord iters)
+{
+    for (SWord i = 0; i < iters; i++) {
+        Term *g = take(p, 11, 0);
+        g[0] = make_tuple_header(10);
+        for (int k = 1; k <= 10; k++) g[k] = make_small(i);
+    }
+}
+
+static void test_dictionary_nursery(void)
+{
+    enum { KEYS = 100000 };
+    Process *p = process_new_memory(0);
+    int failed = 0;
+    for (SWord k = 0; k < KEYS; k++) proc_dict_put(&p->dict, make_small(k), make_small(k), &failed);
+    CHECK(!failed);
+    size_t table_words = 2 * ((size_t)p->dict->mask + 1);
+    const SWord iters = GC_STRESS ? 20000 : 200000;
+    garbage_beside_dict(p, iters);
+    CHECK(gc_heap_size(p) >= table_words);
+    UWord collections = p->gc.minor + p->gc.major;
+    CHECK(collections <= (UWord)(iters * 11) / table_words + 2);
+    CHECK(proc_dict_find(p->dict, make_small(KEYS - 1)) >= 0);
+    process_free_memory(p);
+
+    Process *q = process_new_memory(0);
+    q->max_heap_size = 4096;
+    for (SWord k = 0; k < KEYS; k++) proc_dict_put(&q->dict, make_small(k), make_small(k), &failed);
+    garbage_beside_dict(q, 20000);
+    CHECK(gc_heap_size(q) < 4096);
+    process_free_memory(q);
+}
+
 static Term lit_tuple[3] __attribute__((aligned(16))) = {
     make_tuple_header(2), make_small(7), NIL
 };
@@ -746,6 +783,7 @@ int main(void)
     test_promotion();
     test_growing_generations();
     test_garbage_loop();
+    test_dictionary_nursery();
     test_literals();
     test_out_of_memory();
     printf("test_gc%s: %d checks, %d failures\n", GC_STRESS ? " (GC_STRESS)" : "",
