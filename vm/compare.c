@@ -339,5 +339,25 @@ int term_eq_exact(Term a, Term b)
         return 0;     /* equal immediates are identical words; boxed never equals an immediate exactly */
     if (primary_tag(a) != primary_tag(b))
         return 0;
+    /* Two tuples (a constant pattern such as {nil, nil} is matched this
+     * way): arity, then a look at each pair of elements, which answers
+     * without the comparison's work stack when a differing pair has an
+     * immediate in it (an immediate is exactly equal only to itself) */
+    if (is_tuple(a) && is_tuple(b)) {
+        UWord n = tuple_arity(a);
+        if (n != tuple_arity(b))
+            return 0;
+        const Term *ea = tuple_elems(a), *eb = tuple_elems(b);
+        int deep = 0;
+        for (UWord i = 0; i < n; i++) {
+            if (ea[i] == eb[i])
+                continue;
+            if (is_immed(ea[i]) || is_immed(eb[i]))
+                return 0;
+            deep = 1;
+        }
+        if (!deep)
+            return 1;
+    }
     return compare(a, b, 1) == 0;
 }
