@@ -22,7 +22,7 @@ Term map_tree_leaf_at(Term m, UWord *i);
 long map_tree_index(Term m, Term key);
 /* m's keys and values in key order into keys[] and vals[]. */
 void map_tree_fill(Term m, Term *keys, Term *vals);
-/* A tree of the n sorted pairs keys/vals (n > MAP_LEAF_MAX). */
+/* A tree of the n sorted pairs keys/vals (n >= MAP_LEAF_MAX: two leaves at least). */
 Term map_tree_from_flat(Process *p, const Term *keys, const Term *vals, size_t n);
 Term map_tree_put(Process *p, Term m, Term key, Term val, int exact, Term *missing);
 /* m without key: m itself when key is absent; a flat map once small. */

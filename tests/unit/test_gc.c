@@ -561,8 +561,9 @@ static void test_dictionary_nursery(void)
     const SWord iters = GC_STRESS ? 20000 : 200000;
     garbage_beside_dict(p, iters);
     CHECK(gc_heap_size(p) >= table_words);
+    /* (GC_STRESS collects at every allocation: only the floor holds there) */
     UWord collections = p->gc.minor + p->gc.major;
-    CHECK(collections <= (UWord)(iters * 11) / table_words + 2);
+    if (!GC_STRESS) CHECK(collections <= (UWord)(iters * 11) / table_words + 2);
     CHECK(proc_dict_find(p->dict, make_small(KEYS - 1)) >= 0);
     process_free_memory(p);
 
