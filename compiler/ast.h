@@ -62,7 +62,9 @@ typedef enum {
     E_MAP,        /* #{K => V, ...}: fields (assoc or exact); a = NULL      */
     E_MAP_UPDATE, /* a#{K => V, K := V}                                     */
     E_BIN,        /* <<segments>>                                          */
-    E_BIN_LC      /* <<a || quals>> (binary comprehension), optional       */
+    E_BIN_LC      /* <<a || quals>> (binary comprehension); b is NULL from
+                     the parser, and set by code generation to the binary
+                     accumulated so far (codegen_ctl.c)                     */
 } ExprKind;
 
 /* Operators, by their source spelling's meaning. */

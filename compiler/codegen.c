@@ -829,6 +829,16 @@ int cg_pred(Fn *f, Expr *e, int tail) {
         if (tail && !e->b && e->n > 0 && e->elems[0]->kind == E_GENERATOR)
             return cg_pred(f, e->elems[0]->b, 0);
         return 1;
+    case E_BIN_LC: {
+        /* filters, then either the binary appended to the accumulator or,
+         * at a generator, a call of its helper (codegen_ctl.c) */
+        int i;
+        for (i = 0; i < e->n && e->elems[i]->kind != E_GENERATOR; i++)
+            if (cg_pred(f, e->elems[i], 0)) return 1;
+        if (e->b && cg_pred(f, e->b, 0)) return 1;
+        if (i < e->n) return !tail || cg_pred(f, e->elems[i]->b, 0);
+        return cg_pred(f, e->a, 0);
+    }
     default:
         return 1;
     }

@@ -36,6 +36,7 @@ static int parse_spec(Fn *f, Field *fd, Spec *s)
         else if (!strcmp(t, "unsigned")) s->flags &= ~BS_SIGNED;
         else if (!strcmp(t, "big")) s->flags &= ~BS_LITTLE;
         else if (!strcmp(t, "little") || !strcmp(t, "native")) s->flags |= BS_LITTLE;  /* hosts are little-endian */
+        else if (!strcmp(t, "%private")) s->flags |= BS_PRIVATE;   /* codegen_ctl.c: no source spells it */
         else if (!strncmp(t, "unit:", 5)) {
             unit = 0;
             for (const char *c = t + 5; *c; c++) {

@@ -606,7 +606,15 @@ static int bitgen_refutable(Expr *p) {
  *   h(<<Segs, T/bitstring>>, Free...) -> [A || Rest] with tail h(T, Free...);
  *   h(<<Segs with _ for values that are not variables, T/bitstring>>, Free...) -> h(T, Free...);
  *   h(<<_/bitstring>>, Free...) -> Tl;       (what is left is too short)
- *   h(X, Free...) -> erlang:error({bad_generator, X}).           */
+ *   h(X, Free...) -> erlang:error({bad_generator, X}).
+ * A binary comprehension (E_BIN_LC, after bin_lc) accumulates instead: Tl
+ * is the binary built so far, which the helper takes as a last argument,
+ * Acc, and the clauses become
+ *   h([P | T], Free..., Acc) -> h(T, Free..., <<A || Rest>> with Acc);
+ *   h([_ | T], Free..., Acc) -> h(T, Free..., Acc);
+ *   h([], Free..., Acc) -> Acc;
+ * a tail recursion whose every step is <<Acc/bitstring, A...>>, which
+ * binary.c appends in place: O(n) bytes written in all, and no list. */
 static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
     Gen *g = f->g;
     int line = e->line;
@@ -628,10 +636,19 @@ static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
     for (int i = 1; i < e->n; i++) cg_collect_vars(e->elems[i], add_free, &ns, 0);
     cg_collect_vars(e->a, add_free, &ns, 0);
     ns.nexcl = 0;
-    if (e->b) cg_collect_vars(e->b, add_free, &ns, 0);
+    int bin = e->kind == E_BIN_LC;
+    int k = g->lc_counter;
+    char buf[32];
+    const char *A = NULL;
+    if (bin) {                         /* the accumulator: the last argument */
+        snprintf(buf, sizeof buf, "%%A%d", k);
+        A = ast_intern(buf, strlen(buf));
+        add_any(&ns, A, 0);
+    } else if (e->b) {
+        cg_collect_vars(e->b, add_free, &ns, 0);
+    }
 
     GenFun *h = cg_new_genfun(g);
-    int k = g->lc_counter;
     h->name = fun_name(f, "lc");
     h->nparams = 1; h->nfree = ns.n; h->free = ns.v; h->arity = 1 + ns.n;
     h->line = line;
@@ -639,7 +656,6 @@ static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
     h->kind = GF_CLAUSES;
     if (h->arity > XMAX) { cg_error(f, e->line, e->col, "list comprehension has too many variables"); return; }
 
-    char buf[32];
     snprintf(buf, sizeof buf, "%%T%d", k);
     const char *T = ast_intern(buf, strlen(buf));
     snprintf(buf, sizeof buf, "%%X%d", k);
@@ -649,12 +665,22 @@ static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
     for (int i = 0; i < ns.n; i++) rargs[1 + i] = cg_mkvar(ns.v[i], line);
     Expr *recur = mk_call(h->name, rargs, 1 + ns.n, line);
 
-    Expr *rest = mk(E_LC, line);
+    Expr *rest = mk(e->kind, line);
     rest->a = e->a; rest->elems = e->elems + 1; rest->n = e->n - 1; rest->b = recur;
+    Expr *done = e->b ? e->b : mk(E_NIL, line);
+    if (bin) {
+        /* the next element's bits go on the accumulator, then the helper
+         * goes on with the longer binary */
+        rest->b = cg_mkvar(A, line);
+        Expr **nargs = ast_alloc(sizeof(Expr *) * (size_t)(1 + ns.n));
+        memcpy(nargs, rargs, sizeof(Expr *) * (size_t)ns.n);
+        nargs[ns.n] = rest;
+        rest = mk_call(h->name, nargs, 1 + ns.n, line);
+        done = cg_mkvar(A, line);
+    }
 
     Clause **cs = ast_alloc(sizeof(Clause *) * 4);
     int nc = 0;
-    Expr *done = e->b ? e->b : mk(E_NIL, line);
     if (q0->bitgen) {
         cs[nc++] = mk_clause(bitgen_pattern(pat, T, 0, line), rest, line);
         if (bitgen_refutable(pat)) cs[nc++] = mk_clause(bitgen_pattern(pat, T, 1, line), recur, line);
@@ -693,6 +719,7 @@ static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
     Expr **args = ast_alloc(sizeof(Expr *) * (size_t)(1 + ns.n));
     args[0] = q0->b;
     for (int i = 0; i < ns.n; i++) args[1 + i] = cg_mkvar(ns.v[i], line);
+    if (bin) args[ns.n] = e->b;        /* the binary built so far */
     cg_call(f, mk_call(h->name, args, 1 + ns.n, line), tail, dest);
 }
 
@@ -700,6 +727,20 @@ static void lc_inner(Fn *f, Expr *e, int tail, UWord dest) {
     int line = e->line;
     Expr *tl = e->b ? e->b : mk(E_NIL, line);
     if (tail) dest = REG_X(0);
+    if (e->n == 0 && e->kind == E_BIN_LC) {
+        /* <<Acc/bitstring, the element's segments...>>; the accumulator is
+         * private (BS_PRIVATE in opcodes.h): the helpers never use it again */
+        static const char *bits_type[] = { "bitstring", "%private" };
+        Expr *el = e->a, *b = mk(E_BIN, line);
+        b->nfields = 1 + el->nfields;
+        b->fields = ast_alloc(sizeof(Field) * (size_t)b->nfields);
+        b->fields[0].line = line; b->fields[0].col = e->col;
+        b->fields[0].value = tl;
+        b->fields[0].types = bits_type; b->fields[0].ntypes = 2;
+        memcpy(b->fields + 1, el->fields, sizeof(Field) * (size_t)el->nfields);
+        cg_expr(f, b, tail, dest);
+        return;
+    }
     if (e->n == 0) {
         Expr *cons = mk(E_CONS, line);
         cons->a = e->a; cons->b = tl;
@@ -708,7 +749,7 @@ static void lc_inner(Fn *f, Expr *e, int tail, UWord dest) {
     }
     Expr *q0 = e->elems[0];
     if (q0->kind == E_GENERATOR) { lc_generator(f, e, tail, dest); return; }
-    Expr *rest = mk(E_LC, line);
+    Expr *rest = mk(e->kind, line);
     rest->a = e->a; rest->elems = e->elems + 1; rest->n = e->n - 1; rest->b = e->b;
     int lfalse = cg_new_label(f), lend = tail ? 0 : cg_new_label(f);
     Merge m = {0};
@@ -741,10 +782,11 @@ static void lc_inner(Fn *f, Expr *e, int tail, UWord dest) {
     }
 }
 
-/* <<A || Quals>> is erlang:list_to_bitstring([<<A/bitstring>> || Quals]):
- * each element must be a bitstring (badarg otherwise, as in OTP), and the
- * BIF joins them. */
-static void bin_lc(Fn *f, Expr *e, int tail, UWord dest) {
+/* <<A || Quals>>: the comprehension's node again, its element a binary
+ * expression (<<A/bitstring>> when A is not one: each element must be a
+ * bitstring, badarg otherwise, as in OTP) and its tail <<>>, the empty
+ * accumulator (lc_generator says how it grows). Returns the new node. */
+static Expr *bin_lc(Expr *e) {
     static const char *bits_type[] = { "bitstring" };
     int line = e->line;
     Expr *el = e->a;
@@ -757,14 +799,14 @@ static void bin_lc(Fn *f, Expr *e, int tail, UWord dest) {
         b->fields[0].types = bits_type; b->fields[0].ntypes = 1;
         el = b;
     }
-    Expr *lc = mk(E_LC, line);
-    lc->a = el; lc->elems = e->elems; lc->n = e->n;
-    Expr **args = ast_alloc(sizeof(Expr *)); args[0] = lc;
-    cg_expr(f, mk_erlang_call("list_to_bitstring", args, 1, line), tail, dest);
+    Expr *bc = mk(E_BIN_LC, line);
+    bc->a = el; bc->elems = e->elems; bc->n = e->n;
+    bc->b = mk(E_BIN, line);
+    return bc;
 }
 
 void cg_lc(Fn *f, Expr *e, int tail, UWord dest) {
-    if (e->kind == E_BIN_LC) { bin_lc(f, e, tail, dest); return; }
+    if (e->kind == E_BIN_LC && !e->b) e = bin_lc(e);
     int nv = f->nv;
     char *b = GC_MALLOC_ATOMIC((size_t)nv + 1), *d = GC_MALLOC_ATOMIC((size_t)nv + 1);
     if (nv) {                       /* no variables yet: the arrays may be NULL */

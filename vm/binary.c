@@ -75,7 +75,7 @@ Binary *binary_alloc(size_t size)
     atomic_init(&b->refc, 1);
     atomic_init(&b->frozen, 0);
     b->size = size;
-    b->used = size;
+    b->used_bits = size * 8;
     atomic_fetch_add_explicit(&total_bytes, size, memory_order_relaxed);
     return b;
 }
@@ -581,34 +581,49 @@ static void put_segments(unsigned char *d, size_t pos, const Term *ops, size_t f
     }
 }
 
-/* An append, <<B/binary, ...>> (the first segment a whole binary, and
- * whole bytes in all), which Erlang programs use to build a binary a piece
- * at a time: the result gets room to grow (twice its size), and when B is
- * such a result, ends where its bytes' writing ended and was never copied,
- * the rest is written in place after it and the result is a new ProcBin
- * over the longer run of the same bytes. B itself still sees only its own
- * bytes, which no append changes. So a binary built by N appends costs
- * O(N) bytes copied, not O(N^2). Returns THE_NON_VALUE when ops are not
- * such an append (or B is not appendable and the result would fit a heap
- * binary): bs_create builds it the usual way. */
+/* An append, <<B/bitstring, ...>> (the first segment a whole binary or
+ * bitstring), which Erlang programs use to build a binary a piece at a
+ * time, and binary comprehensions compile to: the result gets room to grow
+ * (twice its size), and when B is such a result, ends where its buffer's
+ * writing ended and was never copied, the rest is written in place after
+ * it and the result is a new ProcBin over the longer run of the same bytes
+ * (inside a sub-binary when its size is not whole bytes). B itself still
+ * sees only its own bits, which no append changes. So a binary built by N
+ * appends costs O(N) bytes copied, not O(N^2). A private B (BS_PRIVATE, a
+ * comprehension's accumulator, dead after this) is itself made longer: no
+ * new ProcBin, no reference to count. Returns THE_NON_VALUE when
+ * ops are not such an append (or B is not appendable and the result would
+ * fit a heap binary): bs_create builds it the usual way. */
 static Term bs_append(Process *p, const Term *ops, size_t n, size_t total_bits)
 {
     UWord s0 = (UWord)small_val(ops[0]);
     Term b0 = ops[1];
-    if (n < 6 || (s0 & BS_TYPE_MASK) != BS_BINARY || ops[2] != ATOM_TERM(all) || total_bits % 8)
+    if (n < 6 || (s0 & BS_TYPE_MASK) != BS_BINARY || ops[2] != ATOM_TERM(all))
         return THE_NON_VALUE;
-    size_t have = bin_bit_size(b0), need = total_bits / 8;
-    if (have % 8)
-        return THE_NON_VALUE;
-    if (boxed_kind(b0) == BOXED_REFC_BIN) {
-        Term *pb = boxed_ptr(b0);
+    size_t have = bin_bit_size(b0), need = (total_bits + 7) / 8;
+    Term *pb = boxed_ptr(b0);
+    if (header_subtag(pb[0]) == BOXED_SUB_BIN && pb[SB_OFFS] == 0)
+        pb = boxed_ptr(pb[SB_ORIG]);            /* bits from the start of a buffer */
+    if (header_subtag(pb[0]) == BOXED_REFC_BIN) {
         Binary *b = (Binary *)pb[PB_VAL];
-        if (pb[PB_SIZE] == b->used && need <= b->size &&
+        if (have == b->used_bits && need <= b->size &&
             !atomic_load_explicit(&b->frozen, memory_order_relaxed)) {
             put_segments(b->data, have, ops, 3, n);
-            b->used = need;
+            b->used_bits = total_bits;
+            if (s0 & BS_PRIVATE) {
+                p->bin_vheap += need - (have + 7) / 8;
+                pb[PB_SIZE] = need;
+                if (total_bits % 8 == 0)
+                    return make_boxed(pb);
+                if (pb != boxed_ptr(b0)) {
+                    boxed_ptr(b0)[SB_BITS] = total_bits;
+                    return b0;
+                }
+                return make_sub(p, b0, 0, total_bits);
+            }
             atomic_fetch_add_explicit(&b->refc, 1, memory_order_relaxed);
-            return proc_bin_new(p, b, need, need - have / 8);
+            Term r = proc_bin_new(p, b, need, need - (have + 7) / 8);
+            return total_bits % 8 ? make_sub(p, r, 0, total_bits) : r;
         }
     }
     if (need <= BIN_HEAP_LIMIT)
@@ -617,9 +632,10 @@ static Term bs_append(Process *p, const Term *ops, size_t n, size_t total_bits)
     Binary *b = room > BIN_MAX_BYTES ? NULL : binary_alloc(room);
     if (!b)
         return THE_NON_VALUE;
-    b->used = need;
+    b->used_bits = total_bits;
     put_segments(b->data, 0, ops, 0, n);
-    return proc_bin_new(p, b, need, need);
+    Term r = proc_bin_new(p, b, need, need);
+    return total_bits % 8 ? make_sub(p, r, 0, total_bits) : r;
 }
 
 Term bs_create(Process *p, const Term *ops, size_t n)

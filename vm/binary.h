@@ -46,15 +46,16 @@
 #define SUB_BIN_WORDS 4
 
 /* A shared binary's bytes. refc counts ProcBins (and holders in C). size
- * bytes are allocated, of which the first `used` are written; a binary that
- * bs_create grows by appending (<<B/binary, ...>>) keeps room past `used`
- * for the next append, which writes there in place when its B is the
- * ProcBin that ends at `used` and no copy of one was ever made (`frozen`:
- * then two processes could append to the same bytes). */
+ * bytes are allocated, of which the first `used_bits` bits are written; a
+ * binary that bs_create grows by appending (<<B/bitstring, ...>>) keeps
+ * room past them for the next append, which writes there in place when its
+ * B ends at `used_bits` (the ProcBin, or a bitstring from the start of it)
+ * and no copy of one was ever made (`frozen`: then two processes could
+ * append to the same bytes). */
 typedef struct Binary {
     atomic_size_t refc;
     size_t size;
-    size_t used;
+    size_t used_bits;
     atomic_int frozen;
     unsigned char data[];
 } Binary;

@@ -54,6 +54,10 @@ enum { BS_INTEGER = 0, BS_FLOAT = 1, BS_BINARY = 2, BS_UTF8 = 3, BS_UTF16 = 4, B
 #define BS_TYPE_MASK 7
 #define BS_SIGNED 8
 #define BS_LITTLE 16
+/* On the first segment of an append: the value is a binary comprehension's
+ * accumulator, which nothing else can see and which is dead after the
+ * append, so binary.c may grow it in place instead of making a new one. */
+#define BS_PRIVATE 32
 #define BS_UNIT_SHIFT 8
 
 /* Float registers fr0..fr(MAX_FREG-1): raw doubles, operand kind 'r' (the

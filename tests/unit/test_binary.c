@@ -334,6 +334,79 @@ static void test_append(void)
     CHECK(binary_total_bytes() == base);
 }
 
+/* <<B/bitstring, V:Bits>>, private (BS_PRIVATE: a comprehension's
+ * accumulator) or not */
+static Term append_bits(Process *p, Term b, unsigned v, unsigned bits, int private)
+{
+    Term ops[6] = { make_small(BS_BINARY | (private ? BS_PRIVATE : 0) | (1 << BS_UNIT_SHIFT)), b,
+                    ATOM_TERM(all), make_small(BS_INTEGER | (1 << BS_UNIT_SHIFT)),
+                    make_small(v), make_small(bits) };
+    return bs_create(p, ops, 6);
+}
+
+/* The buffer under a binary or a bitstring from the start of one. */
+static const Binary *buffer_of(Term b)
+{
+    Term *o = boxed_ptr(b);
+    if (header_subtag(o[0]) == BOXED_SUB_BIN) o = boxed_ptr(o[SB_ORIG]);
+    return header_subtag(o[0]) == BOXED_REFC_BIN ? (const Binary *)o[PB_VAL] : NULL;
+}
+
+/* n bits of b from bit pos, as a number */
+static unsigned bits_at(Term b, size_t pos, unsigned n)
+{
+    size_t len;
+    const unsigned char *d = bin_bytes(b, &len);
+    unsigned v = 0;
+    for (size_t bit = pos; bit < pos + n; bit++) v = v << 1 | ((d[bit / 8] >> (7 - bit % 8)) & 1);
+    return v;
+}
+
+/* Appends of 3 bits (sizes in and out of whole bytes) write in place too,
+ * and an append to an older version never writes over a newer one's bits.
+ * A private append makes its argument longer instead of a new term: no
+ * new ProcBin, no reference counted. */
+static void test_append_bits(void)
+{
+    enum { N = 3000 };
+    size_t base = binary_total_bytes();
+    Process *p = process_new_memory(0);
+    for (int private = 0; private <= 1; private++) {
+        Term b = bin_from_bytes(p, "", 0);
+        const Binary *last = NULL;
+        int buffers = 0, sizes_ok = 1, same_term = 0;
+        for (unsigned i = 0; i < N; i++) {
+            Term nb = append_bits(p, b, i & 7, 3, private);
+            same_term += nb == b;
+            b = nb;
+            sizes_ok &= bin_bit_size(b) == 3 * (size_t)(i + 1);
+            if (buffer_of(b) && buffer_of(b) != last) { last = buffer_of(b); buffers++; }
+        }
+        CHECK(sizes_ok);
+        CHECK(buffers > 3 && buffers < 12);
+        /* a private append returns its argument, made longer, whenever
+         * both sizes are not whole bytes (a sub-binary grown in place) */
+        CHECK(private ? same_term > N / 2 : same_term == 0);
+        int bits_ok = 1;
+        for (unsigned i = 0; i < N; i++) bits_ok &= bits_at(b, 3 * (size_t)i, 3) == (i & 7);
+        CHECK(bits_ok);
+        if (!private) {
+            /* an older version, appended to again, copies; the newer
+             * version's bits stay as they were */
+            Term older = b, newer = append_bits(p, b, 5, 3, 0);
+            Term fork = append_bits(p, older, 2, 3, 0);
+            CHECK(buffer_of(newer) == buffer_of(older) && buffer_of(fork) != buffer_of(older));
+            CHECK(bits_at(newer, 3 * (size_t)N, 3) == 5 && bits_at(fork, 3 * (size_t)N, 3) == 2);
+            CHECK(bin_bit_size(older) == 3 * (size_t)N);
+        } else {
+            CHECK(refc_of(b) == 1);
+        }
+    }
+    gc_full(p, 0);
+    process_free_memory(p);
+    CHECK(binary_total_bytes() == base);
+}
+
 static int in_pool_arena(const void *b)
 {
     uintptr_t a = (uintptr_t)b;
@@ -423,6 +496,7 @@ int main(void)
     test_sub_binary();
     test_bitstrings();
     test_append();
+    test_append_bits();
     test_messages();
     test_buffers_from_the_pool();
     test_fuzz();
