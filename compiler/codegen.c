@@ -660,6 +660,26 @@ static int direct_arg(Fn *f, Expr **args, int n, int i, const UWord *ops) {
     return !m.hit;
 }
 
+/* In a clause with a frame, variables live in y slots, except those that
+ * die at the body's first call (early_vars): they stay in x registers until
+ * that call, the only place R_VAR x registers occur in a framed clause. */
+static int early_in_x(Fn *f) {
+    if (!f->frame) return 0;
+    for (int r = 0; r <= f->xhi; r++)
+        if (f->xs[r] == R_VAR) return 1;
+    return 0;
+}
+
+/* After that call the registers are the callee's: the variables are dead. */
+static void release_early(Fn *f) {
+    if (!f->frame) return;
+    for (int r = 0; r <= f->xhi; r++)
+        if (f->xs[r] == R_VAR) {
+            f->vloc[f->xvar[r]] = NOOP;
+            f->xs[r] = R_FREE;
+        }
+}
+
 /* Evaluates args into x0..x(n-1). */
 static void setup_args(Fn *f, Expr **args, int n, int tail) {
     UWord *ops = GC_MALLOC(sizeof(UWord) * ((size_t)n + 1));
@@ -675,6 +695,17 @@ static void setup_args(Fn *f, Expr **args, int n, int tail) {
                 ops[i] = cg_operand(f, args[i], 0);
             }
         }
+        parallel_move(f, ops, n);
+        for (int i = 0; i < n; i++) cg_free(f, ops[i]);
+        for (int i = 0; i < n; i++) { f->xs[i] = f->xs[i] == R_FREE ? R_TEMP : f->xs[i]; if (i > f->xhi) f->xhi = i; }
+        return;
+    }
+    int calls = 0;
+    for (int i = 0; i < n && !calls; i++) calls = cg_has_call(f, args[i]);
+    if (!calls && early_in_x(f)) {
+        /* the body's first call, whose arguments make no call (early_vars):
+         * variables still in x registers move as in a leaf */
+        for (int i = 0; i < n; i++) ops[i] = cg_operand(f, args[i], 0);
         parallel_move(f, ops, n);
         for (int i = 0; i < n; i++) cg_free(f, ops[i]);
         for (int i = 0; i < n; i++) { f->xs[i] = f->xs[i] == R_FREE ? R_TEMP : f->xs[i]; if (i > f->xhi) f->xhi = i; }
@@ -756,6 +787,7 @@ void cg_call_info(Fn *f, CallInfo *ci, int tail, UWord dest, int line) {
         }
         }
         after_call(f);
+        release_early(f);
         f->frgen++;
         return;
     }
@@ -766,6 +798,7 @@ void cg_call_info(Fn *f, CallInfo *ci, int tail, UWord dest, int line) {
     case CK_APPLY: cg_op(f, OP_apply, 1, (UWord)(n - 2)); break;
     }
     after_call(f);
+    release_early(f);
     f->frgen++;                         /* the callee uses the float registers */
     cg_move(f, REG_X(0), dest);
 }
@@ -1359,6 +1392,56 @@ static void emit_stubs(Fn *f) {
     }
 }
 
+typedef struct VarCount { Fn *f; unsigned short *n; } VarCount;
+
+static void count_var(void *ctx, const char *name, int weak) {
+    (void)weak;
+    VarCount *c = ctx;
+    int v = cg_var_find(c->f, name);
+    if (v >= 0) c->n[v]++;
+}
+
+/* The variables of a framed clause that need no y slot: those read only by
+ * the first call the body makes, when that call's arguments make no call,
+ * so that nothing runs between the allocate and the call that could clobber
+ * an x register. The first call is the body's first expression (or X = it),
+ * or, when its arguments make calls, the first of those arguments, and so
+ * on inward (setup_args evaluates the arguments that call first, in order):
+ * in foldl_1(F, F(Hd, Acc), Tail) it is F(Hd, Acc), and Hd and Acc die
+ * there. Without this every variable the body reads was moved to a y slot
+ * and back (foldl_1: seven moves and four slots, now four and two). BEAM's
+ * compiler gets the same from its liveness analysis. Fills early[v] for
+ * the clause's variables; 0 when there are none, or too many to count. */
+#define EARLY_MAX_VARS 256
+static int early_vars(Fn *f, Clause *c, char *early) {
+    if (c->nbody == 0 || f->nv > EARLY_MAX_VARS) return 0;
+    Expr *e0 = c->body[0], *call = e0->kind == E_MATCH ? e0->b : e0;
+    for (;;) {
+        if (call->kind != E_CALL) return 0;
+        CallInfo ci;
+        cg_classify(f, call, &ci, 1);
+        if (ci.kind == CK_BIF) return 0;
+        if ((call->fun && cg_has_call(f, call->fun)) || (call->mod && cg_has_call(f, call->mod)))
+            return 0;
+        int first = -1;
+        for (int i = 0; i < call->n && first < 0; i++)
+            if (cg_has_call(f, call->elems[i])) first = i;
+        if (first < 0) break;
+        call = call->elems[first];
+    }
+    /* read only there: as often in the call as in the whole expression,
+     * and not at all in the rest of the body (the counts stay far below
+     * 65,536: a clause's source is not that long) */
+    unsigned short in_call[EARLY_MAX_VARS] = {0}, in_e0[EARLY_MAX_VARS] = {0};
+    VarCount cc = { f, in_call }, ce = { f, in_e0 };
+    cg_collect_vars(call, count_var, &cc, 1);
+    cg_collect_vars(e0, count_var, &ce, 1);
+    for (int i = 1; i < c->nbody; i++) cg_collect_vars(c->body[i], count_var, &ce, 1);
+    int any = 0;
+    for (int v = 0; v < f->nv; v++) any |= early[v] = in_call[v] > 0 && in_call[v] == in_e0[v];
+    return any;
+}
+
 static void clause_body(Fn *f, Clause *c, int fail) {
     GenFun *gf = f->gf;
     for (int i = 0; i < gf->arity; i++) f->xs[i] = R_ARG;
@@ -1380,15 +1463,27 @@ static void clause_body(Fn *f, Clause *c, int fail) {
         f->ymax = f->cmax;
         int live = cg_xlive(f);
         cg_emit(f, OP_allocate); cg_fs(f); cg_emit(f, (UWord)live);
+        char early[EARLY_MAX_VARS];
+        int nearly = early_vars(f, c, early) ? f->nv : 0;
+        short keep[MAX_REG];
+        for (int r = 0; r < MAX_REG; r++) keep[r] = -1;
         for (int v = 0; v < f->nv; v++) {
             if (!f->inbody[v]) { f->vloc[v] = NOOP; continue; }
             if (!f->bound[v] && f->fcap[v] && !cg_fboxed(f, v)) { f->vloc[v] = NOOP; continue; }
+            if (v < nearly && early[v] && f->bound[v] && !f->fcap[v] && operand_is_x(f->vloc[v]) &&
+                keep[operand_x_index(f->vloc[v])] < 0) {
+                keep[operand_x_index(f->vloc[v])] = (short)v;    /* stays where it is */
+                continue;
+            }
             UWord y = REG_Y(cg_alloc_y(f, R_VAR));
             if (f->bound[v]) cg_move(f, f->vloc[v], y);
             f->vloc[v] = y;
         }
-        for (int r = 0; r < MAX_REG; r++) f->xs[r] = R_FREE;
         f->xhi = -1;
+        for (int r = 0; r < MAX_REG; r++) {
+            f->xs[r] = keep[r] < 0 ? R_FREE : R_VAR;
+            if (keep[r] >= 0) { f->xvar[r] = keep[r]; f->xhi = r; }
+        }
     } else {
         for (int v = 0; v < f->nv; v++) {
             if (!f->inbody[v] || f->bound[v]) continue;

@@ -637,6 +637,30 @@ L_move_cx:
     XREG(pc[2]) = (Term)pc[1];
     DISPATCH(3);
 
+/* Fused pairs (opcodes.def, loader.c): the second instruction's operands
+ * are read where they are, after its handler word at pc[k]. */
+L_move_xx_move_xx:                     /* move_xx at pc, move_xx at pc + 3 */
+    XREG(pc[2]) = XREG(pc[1]);
+    XREG(pc[5]) = XREG(pc[4]);
+    DISPATCH(6);
+L_move_xx_call_only:                   /* move_xx at pc, call_only at pc + 3 */
+    XREG(pc[2]) = XREG(pc[1]);
+    pc += 3;
+    ENTER((const Instr *)pc[2], (int)pc[1]);
+L_deallocate_return:                   /* deallocate at pc, return at pc + 2 */
+    cp = cp_val(E[0]);
+    p->stop = E += pc[1] + 1;
+    pc = cp;
+    NEXT();
+L_is_nonempty_list_get_list: {         /* is_nonempty_list_x at pc, get_list_xxx at pc + 3 */
+    Term l = XREG(pc[2]);
+    if (!is_list(l)) FAIL_TO(pc[1]);
+    Term h = list_head(l), t = list_tail(l);
+    XREG(pc[5]) = h;
+    XREG(pc[6]) = t;
+    DISPATCH(7);
+}
+
 #define GET_LIST(S, DH, DT) do {                                           \
         Term l_ = (S);                                                    \
         Term h_ = list_head(l_), t_ = list_tail(l_);                      \

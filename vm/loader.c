@@ -62,6 +62,29 @@ static int frame_set_by_moves(const UWord *in, const UWord *end) {
     return set == want;
 }
 
+/* The fused handler for an instruction (already specialised: op) and the
+ * one right after it in the loaded code (next, specialised: nop), or op.
+ * A label or a line entry between them means they are not adjacent there
+ * (a label's instruction may be reached by a jump, and the pair is then
+ * not one step) and shows up here as next's opcode, so nothing is fused.
+ * Chosen for what runs most between the instructions of a loop: the step
+ * of a list walk, the return from a function with a frame, the argument
+ * moves before a tail call (opcodes.def, "pairs"; internals.md). */
+static int fusable(UWord op) {
+    return op == OP_is_nonempty_list_x || op == OP_deallocate || op == OP_move_xx;
+}
+
+static UWord fuse(UWord op, const UWord *in, const UWord *next, UWord nop) {
+    switch (op) {
+    case OP_is_nonempty_list_x:
+        return nop == OP_get_list_xxx && next[1] == in[2] ? OP_is_nonempty_list_get_list : op;
+    case OP_deallocate: return nop == OP_return ? OP_deallocate_return : op;
+    case OP_move_xx:
+        return nop == OP_move_xx ? OP_move_xx_move_xx : nop == OP_call_only ? OP_move_xx_call_only : op;
+    default: return op;
+    }
+}
+
 /* A faster form of a common instruction, chosen by the kinds of its operands
  * (the operands stay the same); or op itself. */
 static UWord specialise(UWord op, const UWord *in, const UWord *end) {
@@ -192,6 +215,9 @@ LoadedModule *loader_load(const CodeModule *cm) {
         }
         Instr *w = lm->code + out;
         UWord sop = specialise(op, in, cm->code + cm->ncode);
+        const UWord *next = in + instr_size(in);
+        if (next < cm->code + cm->ncode && fusable(sop))
+            sop = fuse(sop, in, next, specialise(next[0], next, cm->code + cm->ncode));
         w[0] = (Instr)handlers[sop];
         size_t k = 1;
         for (const char *f = opcode_formats[op]; *f; f++, k++) {
