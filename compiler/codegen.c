@@ -913,6 +913,13 @@ UWord cg_operand(Fn *f, Expr *e, int safe) {
         return f->vloc[v];
     }
     UWord dest = (safe && f->frame) ? REG_Y(cg_pick_y(f)) : REG_X(cg_pick_x(f));
+    if (!safe && f->frame && f->xs[0] == R_VAR && e->kind == E_CALL) {
+        /* the body's first call, with a variable it reads still in x0
+         * (early_vars): the call frees x0 and leaves its result there */
+        CallInfo ci;
+        cg_classify(f, e, &ci, 1);
+        if (ci.kind != CK_BIF) dest = REG_X(0);
+    }
     cg_expr(f, e, 0, dest);
     cg_mark(f, dest);
     return dest;

@@ -45,7 +45,7 @@
  * (heap in use + fragments in use + stack, and the old heap in a major), on
  * the sequence of gc_next_heap_size(). After copying, if live data + stack +
  * need exceeds 75% of the block, or falls under 25% of a block larger than
- * min_heap_size, the block is resized by a second, young-only copying pass
+ * min_heap_size and SHRINK_ABOVE_WORDS, the block is resized by a second, young-only copying pass
  * (the live data is small when shrinking; growing happens geometrically, so
  * the extra copies add up to a constant factor). A shrink stops at half the
  * old heap in use: the young block is the nursery, and one sized to a few
@@ -78,6 +78,15 @@
 #include "fatal.h"
 #include "smp.h"
 #include "binary.h"
+
+/* A young block of this many words or fewer is never made smaller (OTP's
+ * rule, erl_gc.c: no shrink at 3,000 words or under): a process whose live
+ * data is a few hundred words but which allocates thousands between
+ * collections (a float loop: n-body boxes every result) otherwise shrinks
+ * to twice its live data after each collection and collects every few
+ * hundred words, paying each collection's fixed costs (the new block, the
+ * roots, the binaries' list) thousands of times more. */
+#define SHRINK_ABOVE_WORDS 3000
 #include "mem_limit.h"
 #include "heap_block.h"
 
@@ -548,6 +557,11 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     size_t size = gc_next_heap_size(upper);
     if (size < p->min_heap_size)
         size = p->min_heap_size;
+    /* a collection that comes before the block is full (off-heap binaries,
+     * message fragments, garbage_collect/0) keeps a small block too */
+    size_t current = (size_t)(p->hend - p->heap);
+    if (size < current && current <= SHRINK_ABOVE_WORDS)
+        size = current;
     size_t room = dict_room(p, major ? 0 : old_used);
     if (size < room)
         size = room;
@@ -612,7 +626,7 @@ UWord gc_collect(Process *p, size_t need, int live, int major)
     size_t target = size;
     if (need_after > size / 4 * 3) {
         target = gc_next_heap_size(need_after + need_after / 3);
-    } else if (size > p->min_heap_size && need_after < size / 4) {
+    } else if (size > p->min_heap_size && size > SHRINK_ABOVE_WORDS && need_after < size / 4) {
         target = gc_next_heap_size(2 * need_after);
         if (target < p->min_heap_size)
             target = p->min_heap_size;
