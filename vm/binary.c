@@ -373,6 +373,16 @@ static void put_integer(unsigned char *dst, size_t pos, Term v, size_t n, int li
 {
     if (n == 0)
         return;
+    if (is_small(v) && n <= 64 && ((pos | n) & 7) == 0) {
+        /* the usual segment: whole bytes of a small integer at a byte (its
+         * word is its two's complement, sign-extended to 64 bits) */
+        uint64_t u = (uint64_t)small_val(v);
+        unsigned char *o = dst + pos / 8;
+        size_t nb = n / 8;
+        for (size_t k = 0; k < nb; k++)
+            o[little ? k : nb - 1 - k] = (unsigned char)(u >> (8 * k));
+        return;
+    }
     size_t nb = (n + 7) / 8;
     unsigned char small[16], *le = nb <= sizeof small ? small : malloc(nb);
     if (!le) FATAL("out of memory for a %zu-byte integer segment of a binary", nb);
@@ -406,7 +416,13 @@ static Term get_integer(Process *p, const unsigned char *src, size_t pos, size_t
         return make_small(0);
     if (n <= 64) {
         uint64_t v;
-        if (little) {
+        if (((pos | n) & 7) == 0) {            /* whole bytes at a byte */
+            const unsigned char *b = src + pos / 8;
+            size_t nb = n / 8;
+            v = 0;
+            for (size_t k = 0; k < nb; k++)
+                v |= (uint64_t)b[little ? k : nb - 1 - k] << (8 * k);
+        } else if (little) {
             v = 0;
             size_t full = n / 8;
             for (size_t k = 0; k < full; k++)
@@ -490,7 +506,10 @@ static size_t segment_bits(Term spec, Term v, Term sz)
     UWord unit = s >> BS_UNIT_SHIFT;
     size_t n = 0;
     if ((s & BS_TYPE_MASK) <= BS_BINARY && sz != ATOM_TERM(all)) {
-        if (!is_small(sz) || small_val(sz) < 0 || (UWord)small_val(sz) > ((UWord)1 << 40) / (unit ? unit : 1))
+        /* at most 2^40 bits; unit is at most 256, so the product of a
+         * size under 2^40 cannot overflow (and no division is needed) */
+        if (!is_small(sz) || small_val(sz) < 0 || (UWord)small_val(sz) > ((UWord)1 << 40) ||
+            (UWord)small_val(sz) * (unit ? unit : 1) > ((UWord)1 << 40))
             return (size_t)-1;
         n = (size_t)small_val(sz) * unit;
     }
@@ -571,11 +590,13 @@ static void put_segment(unsigned char *d, size_t pos, Term spec, Term v, size_t 
     }
 }
 
-/* Writes segments from..n of ops at bit pos of d. */
-static void put_segments(unsigned char *d, size_t pos, const Term *ops, size_t from, size_t n)
+/* Writes segments from..n of ops at bit pos of d; sizes[i / 3], when
+ * given, is segment i's size (bs_create computed them all once). */
+static void put_segments(unsigned char *d, size_t pos, const Term *ops, size_t from, size_t n,
+                         const size_t *sizes)
 {
     for (size_t i = from; i + 2 < n; i += 3) {
-        size_t bits = segment_bits(ops[i], ops[i + 1], ops[i + 2]);
+        size_t bits = sizes ? sizes[i / 3] : segment_bits(ops[i], ops[i + 1], ops[i + 2]);
         put_segment(d, pos, ops[i], ops[i + 1], bits);
         pos += bits;
     }
@@ -594,7 +615,8 @@ static void put_segments(unsigned char *d, size_t pos, const Term *ops, size_t f
  * new ProcBin, no reference to count. Returns THE_NON_VALUE when
  * ops are not such an append (or B is not appendable and the result would
  * fit a heap binary): bs_create builds it the usual way. */
-static Term bs_append(Process *p, const Term *ops, size_t n, size_t total_bits)
+static Term bs_append(Process *p, const Term *ops, size_t n, size_t total_bits,
+                      const size_t *sizes)
 {
     UWord s0 = (UWord)small_val(ops[0]);
     Term b0 = ops[1];
@@ -608,7 +630,7 @@ static Term bs_append(Process *p, const Term *ops, size_t n, size_t total_bits)
         Binary *b = (Binary *)pb[PB_VAL];
         if (have == b->used_bits && need <= b->size &&
             !atomic_load_explicit(&b->frozen, memory_order_relaxed)) {
-            put_segments(b->data, have, ops, 3, n);
+            put_segments(b->data, have, ops, 3, n, sizes);
             b->used_bits = total_bits;
             if (s0 & BS_PRIVATE) {
                 p->bin_vheap += need - (have + 7) / 8;
@@ -633,7 +655,7 @@ static Term bs_append(Process *p, const Term *ops, size_t n, size_t total_bits)
     if (!b)
         return THE_NON_VALUE;
     b->used_bits = total_bits;
-    put_segments(b->data, 0, ops, 0, n);
+    put_segments(b->data, 0, ops, 0, n, sizes);
     Term r = proc_bin_new(p, b, need, need);
     return total_bits % 8 ? make_sub(p, r, 0, total_bits) : r;
 }
@@ -641,8 +663,11 @@ static Term bs_append(Process *p, const Term *ops, size_t n, size_t total_bits)
 Term bs_create(Process *p, const Term *ops, size_t n)
 {
     size_t total = 0;
+    size_t few[16], *sizes = n / 3 <= 16 ? few : NULL;   /* most have a few */
     for (size_t i = 0; i + 2 < n; i += 3) {
         size_t b = segment_bits(ops[i], ops[i + 1], ops[i + 2]);
+        if (sizes)
+            sizes[i / 3] = b;
         if (b == (size_t)-1 || total + b > BIN_MAX_BYTES * 8)
             return badarg(p);
         if ((UWord)(small_val(ops[i]) & BS_TYPE_MASK) == BS_FLOAT) {
@@ -652,14 +677,14 @@ Term bs_create(Process *p, const Term *ops, size_t n)
         }
         total += b;
     }
-    Term res = bs_append(p, ops, n, total);
+    Term res = bs_append(p, ops, n, total, sizes);
     if (res != THE_NON_VALUE)
         return res;
     unsigned char *d;
     res = bits_new(p, total, &d);
     if (res == THE_NON_VALUE)
         return bif_raise(p, EXC_ERROR, ATOM_TERM(system_limit));
-    put_segments(d, 0, ops, 0, n);
+    put_segments(d, 0, ops, 0, n, sizes);
     return res;
 }
 
