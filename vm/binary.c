@@ -760,6 +760,16 @@ Term bs_get(Process *p, Term ms, Term spec, Term size)
         break;
     }
     case BS_BINARY:
+        if (size == ATOM_TERM(all) && pos % 8 == 0 && (n + 7) / 8 > BIN_HEAP_LIMIT) {
+            /* The rest of the binary (Rest/binary, the last segment of a
+             * pattern: codegen_bin.c allows a sizeless binary nowhere else
+             * and then runs nothing more on this state) is what the state
+             * already describes: the state itself becomes the sub-binary,
+             * unchanged from here on, instead of a copy of it. A parser
+             * that recurses on Rest so makes one sub-binary a step, not
+             * two. Small rests are still copied out (slice). */
+            return ms;
+        }
         if (pos % 8 == 0) {
             r = slice(p, m[SB_ORIG], pos, n);
         } else {                                   /* values start at a byte */
