@@ -647,6 +647,32 @@ L_move_xx_call_only:                   /* move_xx at pc, call_only at pc + 3 */
     XREG(pc[2]) = XREG(pc[1]);
     pc += 3;
     ENTER((const Instr *)pc[2], (int)pc[1]);
+L_move_xy_move_xy:                     /* move_xy at pc, move_xy at pc + 3 */
+    YREG(pc[2]) = XREG(pc[1]);
+    YREG(pc[5]) = XREG(pc[4]);
+    DISPATCH(6);
+L_move_yx_move_yx:                     /* move_yx at pc, move_yx at pc + 3 */
+    XREG(pc[2]) = YREG(pc[1]);
+    XREG(pc[5]) = YREG(pc[4]);
+    DISPATCH(6);
+L_get_tuple_element_2:                 /* get_tuple_element at pc and at pc + 4 */
+    DST(pc[3]) = tuple_elems(SRC(pc[1]))[pc[2]];
+    DST(pc[7]) = tuple_elems(SRC(pc[5]))[pc[6]];
+    DISPATCH(8);
+L_test_heap_put_list: {                /* test_heap at pc, put_list at pc + 3 */
+    UWord n = pc[1];
+    if ((size_t)(E - p->htop) < n || p->mbuf) {
+        reds -= (SWord)gc_ensure(p, n, (int)pc[2]);
+        LOAD_E();
+        if (p->out_of_memory || (size_t)(E - p->htop) < n) goto out_of_memory;
+    }
+    Term *hp = p->htop;
+    hp[0] = SRC(pc[4]);
+    hp[1] = SRC(pc[5]);
+    p->htop = hp + 2;
+    DST(pc[6]) = make_list(hp);
+    DISPATCH(7);
+}
 L_deallocate_return:                   /* deallocate at pc, return at pc + 2 */
     cp = cp_val(E[0]);
     p->stop = E += pc[1] + 1;

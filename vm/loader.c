@@ -67,11 +67,13 @@ static int frame_set_by_moves(const UWord *in, const UWord *end) {
  * A label or a line entry between them means they are not adjacent there
  * (a label's instruction may be reached by a jump, and the pair is then
  * not one step) and shows up here as next's opcode, so nothing is fused.
- * Chosen for what runs most between the instructions of a loop: the step
- * of a list walk, the return from a function with a frame, the argument
- * moves before a tail call (opcodes.def, "pairs"; internals.md). */
+ * Chosen by counting the pairs that run (internals.md, "Loader and
+ * modules"): the step of a list walk, the return from a function with a
+ * frame, the moves into and out of a frame and before a tail call, two
+ * fields taken from a tuple, a cons built after its heap check. */
 static int fusable(UWord op) {
-    return op == OP_is_nonempty_list_x || op == OP_deallocate || op == OP_move_xx;
+    return op == OP_is_nonempty_list_x || op == OP_deallocate || op == OP_move_xx ||
+           op == OP_move_xy || op == OP_move_yx || op == OP_get_tuple_element || op == OP_test_heap;
 }
 
 static UWord fuse(UWord op, const UWord *in, const UWord *next, UWord nop) {
@@ -81,6 +83,10 @@ static UWord fuse(UWord op, const UWord *in, const UWord *next, UWord nop) {
     case OP_deallocate: return nop == OP_return ? OP_deallocate_return : op;
     case OP_move_xx:
         return nop == OP_move_xx ? OP_move_xx_move_xx : nop == OP_call_only ? OP_move_xx_call_only : op;
+    case OP_move_xy: return nop == OP_move_xy ? OP_move_xy_move_xy : op;
+    case OP_move_yx: return nop == OP_move_yx ? OP_move_yx_move_yx : op;
+    case OP_get_tuple_element: return nop == OP_get_tuple_element ? OP_get_tuple_element_2 : op;
+    case OP_test_heap: return nop == OP_put_list ? OP_test_heap_put_list : op;
     default: return op;
     }
 }
