@@ -639,22 +639,16 @@ L_move_cx:
 
 /* Fused pairs (opcodes.def, loader.c): the second instruction's operands
  * are read where they are, after its handler word at pc[k]. */
-L_move_xx_move_xx:                     /* move_xx at pc, move_xx at pc + 3 */
-    XREG(pc[2]) = XREG(pc[1]);
-    XREG(pc[5]) = XREG(pc[4]);
-    DISPATCH(6);
+/* two moves, in order (the second may read what the first wrote) */
+#define MOVE_PAIR(R1, W1, R2, W2) do { W1(pc[2]) = R1(pc[1]); W2(pc[5]) = R2(pc[4]); DISPATCH(6); } while (0)
+L_move_xx_move_xx: MOVE_PAIR(XREG, XREG, XREG, XREG);   /* move_xx at pc and at pc + 3 */
+L_move_xy_move_xy: MOVE_PAIR(XREG, YREG, XREG, YREG);   /* move_xy at pc and at pc + 3 */
+L_move_yx_move_yx: MOVE_PAIR(YREG, XREG, YREG, XREG);   /* move_yx at pc and at pc + 3 */
+#undef MOVE_PAIR
 L_move_xx_call_only:                   /* move_xx at pc, call_only at pc + 3 */
     XREG(pc[2]) = XREG(pc[1]);
     pc += 3;
     ENTER((const Instr *)pc[2], (int)pc[1]);
-L_move_xy_move_xy:                     /* move_xy at pc, move_xy at pc + 3 */
-    YREG(pc[2]) = XREG(pc[1]);
-    YREG(pc[5]) = XREG(pc[4]);
-    DISPATCH(6);
-L_move_yx_move_yx:                     /* move_yx at pc, move_yx at pc + 3 */
-    XREG(pc[2]) = YREG(pc[1]);
-    XREG(pc[5]) = YREG(pc[4]);
-    DISPATCH(6);
 L_get_tuple_element_2:                 /* get_tuple_element at pc and at pc + 4 */
     DST(pc[3]) = tuple_elems(SRC(pc[1]))[pc[2]];
     DST(pc[7]) = tuple_elems(SRC(pc[5]))[pc[6]];
