@@ -121,7 +121,18 @@ int cg_stub(Fn *f, int kind, UWord op, Term tag, int line) {
 }
 
 void cg_move(Fn *f, UWord src, UWord dst) {
-    if (src != dst) cg_op(f, OP_move, 2, src, dst);
+    Gen *g = f->g;
+    if (src == dst) return;
+    /* `move yB, xA` right after `move xA, yB` (nothing between, not even a
+     * label): xA still holds the value. Saving an argument in a frame and
+     * passing it on at once made this pair hundreds of times in the
+     * library. */
+    if (operand_is_y(src) && operand_is_x(dst) && g->last_move + 3 == g->ncode &&
+        g->code[g->last_move] == OP_move && g->code[g->last_move + 1] == dst &&
+        g->code[g->last_move + 2] == src)
+        return;
+    g->last_move = g->ncode;
+    cg_op(f, OP_move, 2, src, dst);
 }
 
 void cg_return(Fn *f) {
@@ -1524,6 +1535,7 @@ static void gen_clause(Gen *g, GenFun *gf, Clause *c, int fail) {
         clause_body(f, c, fail);
         if (((f->retry && !frame) || f->fretry) && g->errors == errors) {
             g->ncode = ncode; g->ngfs = ngfs; g->nlambdas = nlambdas; g->nfrefs = nfrefs;
+            g->last_move = SIZE_MAX;
             g->cur_line = line; g->fun_counter = fc; g->lc_counter = lc;
             if (f->retry) frame = 1;
             continue;
@@ -1565,6 +1577,7 @@ static int is_exported(Module *m, const char *name, int arity) {
 CodeModule *codegen_module(Module *m) {
     Gen *g = GC_MALLOC(sizeof *g);
     g->m = m;
+    g->last_move = SIZE_MAX;
     cg_atoms_full = 0;
     records_lower(m);                 /* records become tuples (records.c) */
     types_infer(m);                   /* which expressions yield floats (types.c) */

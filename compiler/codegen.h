@@ -65,6 +65,7 @@ typedef struct FunRef { const char *mod, *name; int arity, lambda; } FunRef;
 typedef struct Gen {
     Module *m; Term modname;
     UWord *code; size_t ncode, capcode;
+    size_t last_move;                 /* where cg_move last emitted a move (a peephole) */
     int nlabels;
     CodeImport *imports; int nimports, capimports;
     CodeLambda *lambdas; int nlambdas, caplambdas;
