@@ -737,7 +737,8 @@ static void lc_inner(Fn *f, Expr *e, int tail, UWord dest) {
         b->fields[0].line = line; b->fields[0].col = e->col;
         b->fields[0].value = tl;
         b->fields[0].types = bits_type; b->fields[0].ntypes = 2;
-        memcpy(b->fields + 1, el->fields, sizeof(Field) * (size_t)el->nfields);
+        if (el->nfields)                /* << <<>> || ... >>: no fields at all */
+            memcpy(b->fields + 1, el->fields, sizeof(Field) * (size_t)el->nfields);
         cg_expr(f, b, tail, dest);
         return;
     }
