@@ -271,15 +271,18 @@ L_deallocate: {
     DISPATCH(2);
 }
 
-L_test_heap: {
-    UWord n = pc[1];
-    if ((size_t)(E - p->htop) < n || p->mbuf) {
-        reds -= (SWord)gc_ensure(p, n, (int)pc[2]);
-        LOAD_E();
-        if (p->out_of_memory || (size_t)(E - p->htop) < n) goto out_of_memory;
-    }
+/* n free heap words, collecting with `live` x registers if needed */
+#define TEST_HEAP(n, live) do {                                              \
+    if ((size_t)(E - p->htop) < (n) || p->mbuf) {                            \
+        reds -= (SWord)gc_ensure(p, (n), (live));                            \
+        LOAD_E();                                                            \
+        if (p->out_of_memory || (size_t)(E - p->htop) < (n)) goto out_of_memory; \
+    }                                                                        \
+} while (0)
+
+L_test_heap:
+    TEST_HEAP(pc[1], (int)pc[2]);
     DISPATCH(3);
-}
 
 L_call:
     cp = pc + 3;
@@ -637,6 +640,17 @@ L_move_cx:
     XREG(pc[2]) = (Term)pc[1];
     DISPATCH(3);
 
+/* [head | tail] from operands h and t into operand d, on words test_heap
+ * reserved; then on past `size` words of code */
+#define PUT_LIST(h, t, d, size) do {                                         \
+    Term *hp_ = p->htop;                                                     \
+    hp_[0] = SRC(h);                                                         \
+    hp_[1] = SRC(t);                                                         \
+    p->htop = hp_ + 2;                                                       \
+    DST(d) = make_list(hp_);                                                 \
+    DISPATCH(size);                                                          \
+} while (0)
+
 /* Fused pairs (opcodes.def, loader.c): the second instruction's operands
  * are read where they are, after its handler word at pc[k]. */
 /* two moves, in order (the second may read what the first wrote) */
@@ -653,20 +667,9 @@ L_get_tuple_element_2:                 /* get_tuple_element at pc and at pc + 4 
     DST(pc[3]) = tuple_elems(SRC(pc[1]))[pc[2]];
     DST(pc[7]) = tuple_elems(SRC(pc[5]))[pc[6]];
     DISPATCH(8);
-L_test_heap_put_list: {                /* test_heap at pc, put_list at pc + 3 */
-    UWord n = pc[1];
-    if ((size_t)(E - p->htop) < n || p->mbuf) {
-        reds -= (SWord)gc_ensure(p, n, (int)pc[2]);
-        LOAD_E();
-        if (p->out_of_memory || (size_t)(E - p->htop) < n) goto out_of_memory;
-    }
-    Term *hp = p->htop;
-    hp[0] = SRC(pc[4]);
-    hp[1] = SRC(pc[5]);
-    p->htop = hp + 2;
-    DST(pc[6]) = make_list(hp);
-    DISPATCH(7);
-}
+L_test_heap_put_list:                  /* test_heap at pc, put_list at pc + 3 */
+    TEST_HEAP(pc[1], (int)pc[2]);
+    PUT_LIST(pc[4], pc[5], pc[6], 7);
 L_deallocate_return:                   /* deallocate at pc, return at pc + 2 */
     cp = cp_val(E[0]);
     p->stop = E += pc[1] + 1;
@@ -706,14 +709,8 @@ L_get_tuple_element:
     DST(pc[3]) = tuple_elems(SRC(pc[1]))[pc[2]];
     DISPATCH(4);
 
-L_put_list: {
-    Term *hp = p->htop;
-    hp[0] = SRC(pc[1]);
-    hp[1] = SRC(pc[2]);
-    p->htop = hp + 2;
-    DST(pc[3]) = make_list(hp);
-    DISPATCH(4);
-}
+L_put_list:
+    PUT_LIST(pc[1], pc[2], pc[3], 4);
 
 L_put_tuple: {
     UWord n = pc[2];
