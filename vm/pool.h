@@ -13,9 +13,10 @@
  * Each thread keeps a free list per class (the threads that send are
  * long-lived: the schedulers and the shell's reader); a thread whose list
  * holds more than it may keep (512 KiB, at least two batches; pool.c says
- * why so much) gives one batch to the class's shared stack,
- * and a thread whose list is empty takes one from there, else carves a
- * fresh slab. The shared stacks are lock-free (pool.c says how). Slabs live
+ * why so much) gives one batch to its own stack for the class, and a thread
+ * whose list is empty takes one from its own stack, else from another
+ * thread's, else carves a fresh slab. The stacks are lock-free (pool.c says
+ * how). Slabs live
  * in the message arena, one range of reserved address space, in chunks of
  * POOL_CHUNK_BYTES; a table beside it gives each chunk's slab and block
  * size, so the collector finds the block an address lies in with one lookup

@@ -12,6 +12,8 @@
  *    more memory passes through than the pool maps, and every block arrives
  *    intact (under ThreadSanitizer this is the race test of the lock-free
  *    batch stacks: make check-tsan runs it);
+ *  - a thread whose frees overflow what it keeps takes those batches back
+ *    before any other thread's (its core's cache last held them);
  *  - the arena lookup: every address inside a pooled block of any class
  *    leads back to that block (the collector relies on it).
  */
@@ -240,6 +242,77 @@ static void test_ring(void)
     CHECK(grew <= (size_t)RING * 32 << 20);
 }
 
+/* ---- a thread takes back its own batches first ---- */
+
+/* Past what a thread keeps on its own list (512 KiB: 16,384 bare records),
+ * its frees go to stacks any thread may take from; the thread that made
+ * them takes them first, so a core reuses memory its own cache last held
+ * (pool.c, batch_take). Thread B takes as many blocks as A will (so it
+ * needs none of A's later); A frees more than it keeps; then B frees its
+ * blocks, its batches pushed after A's. When A allocates as much again,
+ * every block must be one A freed itself. With one stack shared by every
+ * thread, B's batches are on top and A takes them. */
+#define OWN_N (16384 + 4 * 256)
+static HeapFrag *own_a[OWN_N], *own_b[OWN_N], *own_again[OWN_N];
+static sem_t own_b_holds, own_a_freed, own_b_freed;
+static int own_ok;
+
+static int cmp_ptr(const void *x, const void *y)
+{
+    uintptr_t a = (uintptr_t)*(HeapFrag *const *)x, b = (uintptr_t)*(HeapFrag *const *)y;
+    return a < b ? -1 : a > b;
+}
+
+static void *own_thread_a(void *arg)
+{
+    (void)arg;
+    sem_wait(&own_b_holds);
+    for (int i = 0; i < OWN_N; i++)
+        own_a[i] = pool_frag_new(0);
+    for (int i = 0; i < OWN_N; i++)
+        pool_frag_free(own_a[i]);
+    qsort(own_a, OWN_N, sizeof own_a[0], cmp_ptr);
+    sem_post(&own_a_freed);
+    sem_wait(&own_b_freed);
+    int mine = 0;
+    for (int i = 0; i < OWN_N; i++) {
+        own_again[i] = pool_frag_new(0);
+        mine += bsearch(&own_again[i], own_a, OWN_N, sizeof own_a[0], cmp_ptr) != NULL;
+    }
+    for (int i = 0; i < OWN_N; i++)
+        pool_frag_free(own_again[i]);
+    own_ok = mine == OWN_N;
+    if (!own_ok)
+        fprintf(stderr, "own batches: %d of %d blocks were the thread's own\n", mine, OWN_N);
+    return NULL;
+}
+
+static void *own_thread_b(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < OWN_N; i++)
+        own_b[i] = pool_frag_new(0);
+    sem_post(&own_b_holds);
+    sem_wait(&own_a_freed);
+    for (int i = 0; i < OWN_N; i++)
+        pool_frag_free(own_b[i]);
+    sem_post(&own_b_freed);
+    return NULL;
+}
+
+static void test_own_batches_first(void)
+{
+    sem_init(&own_b_holds, 0, 0);
+    sem_init(&own_a_freed, 0, 0);
+    sem_init(&own_b_freed, 0, 0);
+    pthread_t a, b;
+    pthread_create(&a, NULL, own_thread_a, NULL);
+    pthread_create(&b, NULL, own_thread_b, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    CHECK(own_ok);
+}
+
 /* ---- the arena lookup ---- */
 
 static void test_arena_lookup(void)
@@ -270,6 +343,7 @@ int main(void)
 {
     test_every_class();
     test_ring();
+    test_own_batches_first();
     test_arena_lookup();
     printf("test_msgpool: %d checks, %d failures\n", checks, failures);
     return failures != 0;
