@@ -105,6 +105,9 @@ struct Scheduler {
     Term xregs[MAX_REG];             /* the x registers of the running process */
     /* read by wakers on any thread: a line of their own */
     _Alignas(CACHE_LINE) _Atomic int sleep_word;  /* AWAKE / SLEEPING: the futex word */
+    /* processes another scheduler handed this one (share_burst), pushed
+     * newest first, taken into the ring by the owner at its next pick */
+    _Atomic(Process *) handoff;
     _Atomic int dozing;              /* sleeping out a steal back-off: woken only
                                         for global work */
     _Atomic int in_poll;             /* asleep in the I/O poll set, not on
@@ -504,6 +507,51 @@ void sched_spawned(Process *parent, Process *child) {
     make_runnable_quietly(s, child, FRESH, WHY_SPAWNED);
 }
 
+/* ---- a spawner's burst, shared out ---- */
+
+/* Moves what other schedulers handed s into its ring, oldest first. */
+static void handoff_take(Scheduler *s) {
+    if (!atomic_load_explicit(&s->handoff, memory_order_relaxed)) return;
+    Process *p = atomic_exchange(&s->handoff, NULL), *order = NULL;
+    while (p) { Process *next = p->next_run; p->next_run = order; order = p; p = next; }
+    while (order) {
+        Process *next = order->next_run;
+        runq_put(s, order);
+        order = next;
+    }
+}
+
+/* s's spawner stopped spawning (it waits or ended): the children it left
+ * queued go out now in contiguous shares from the head of the ring, one to
+ * each online scheduler asleep and not dozing (policy_burst_share says
+ * why), each share pushed onto that scheduler's handoff stack in one
+ * compare-and-swap, and the sleeper woken. */
+static void share_burst(Scheduler *s) {
+    if (!smp_enabled) return;
+    int online = atomic_load_explicit(&nonline, memory_order_relaxed), k = 0;
+    Scheduler *to[MAX_SCHEDULERS];
+    for (int i = 0; i < online; i++) {
+        Scheduler *o = &schedulers[i];
+        if (o != s && atomic_load_explicit(&o->sleep_word, memory_order_relaxed) == SLEEPING &&
+            !atomic_load_explicit(&o->dozing, memory_order_relaxed))
+            to[k++] = o;
+    }
+    uint32_t share = policy_burst_share(runq_length(s), k);
+    for (int j = 0; share && j < k; j++) {
+        Process *newest = NULL, *oldest = NULL, *p;
+        for (uint32_t i = 0; i < share && (p = runq_get(s)); i++) {
+            p->next_run = newest;
+            newest = p;
+            if (!oldest) oldest = p;
+        }
+        if (!newest) break;
+        Process *old = atomic_load_explicit(&to[j]->handoff, memory_order_relaxed);
+        do oldest->next_run = old;
+        while (!atomic_compare_exchange_weak(&to[j]->handoff, &old, newest));
+        wake_sched(to[j]);
+    }
+}
+
 /* ---- work made runnable outside the schedulers ---- */
 
 /* Moves what other threads made runnable into s's ring; 1 if there was any. */
@@ -586,6 +634,7 @@ static Process *find_local(Scheduler *s, SWord *budget) {
     *budget = REDUCTIONS_PER_SLICE;
     if (s->backlog_head) backlog_refill(s);
     inject_take(s);
+    handoff_take(s);
     for (;;) {
         PickView v = {
             .global_max = global_waits(PRIO_MAX), .global_high = global_waits(PRIO_HIGH),
@@ -668,10 +717,19 @@ static Process *steal(Scheduler *s, int take_lone) {
  * scheduler spinning for as long as a ring's token circled on another. */
 static int any_work(Scheduler *s, int rings) {
     if (atomic_load(&global_count) > 0 || atomic_load(&s->runnext) || s->backlog_head ||
-        atomic_load(&inject_head))
+        atomic_load(&inject_head) || atomic_load(&s->handoff))
         return 1;
     for (int i = 0; i < nscheds && rings; i++)
         if (runq_length(&schedulers[i]) > 0) return 1;
+    return 0;
+}
+
+/* Work handed to a scheduler that was woken for it but is still counted
+ * asleep (it uncounts itself before it takes its handoff stack): no
+ * deadlock while any stack holds some. */
+static int any_handoff(void) {
+    for (int i = 0; i < nscheds; i++)
+        if (atomic_load(&schedulers[i].handoff)) return 1;
     return 0;
 }
 
@@ -826,6 +884,7 @@ static Process *idle(Scheduler *s, SWord *budget) {
     if (offline) {
         /* what this scheduler still holds goes where online ones look */
         Process *q;
+        handoff_take(s);
         while ((q = runq_get(s))) global_put(q);
         backlog_hand_over(s);
         if ((q = atomic_exchange(&s->runnext, NULL))) global_put(q);
@@ -920,7 +979,8 @@ static Process *idle(Scheduler *s, SWord *budget) {
      * a scheduler that found work uncounted itself before taking it. Timers
      * are per scheduler: a sleeper may hold some (it wakes for them). */
     if (!stay_awake && wait < 0 && atomic_load(&nsleeping) >= nscheds && s->id < atomic_load(&nonline) &&
-        atomic_load(&nexternal) == 0 && atomic_load(&noutside) == 0 && !timer_any_pending()) {
+        atomic_load(&nexternal) == 0 && atomic_load(&noutside) == 0 && !timer_any_pending() &&
+        !any_handoff()) {
         report_deadlock();
         wake_all();
         stay_awake = 1;
@@ -1022,6 +1082,7 @@ static void run_one(Scheduler *s, Process *p, SWord budget) {
                 backlog_hand_over(s);
                 wake_idle();
             }
+            if (r != RUN_YIELD) share_burst(s);
         }
     }
     if (p->out_of_memory) {

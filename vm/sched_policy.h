@@ -134,4 +134,12 @@ typedef struct { int failures; uint64_t not_before; } StealBackoff;
 void policy_steal_outcome(StealBackoff *b, uint64_t busy_us, uint64_t now);
 int policy_may_steal(const StealBackoff *b, uint64_t now);
 
+/* ---- sharing a spawner's burst ---- */
+
+/* A spawner's slice ended in a wait or an exit with `queued` processes
+ * left in its scheduler's ring, and `sleepers` other online schedulers
+ * asleep (not dozing out a back-off): how many processes each sleeper is
+ * handed now, from the head of the ring (0: none). */
+uint32_t policy_burst_share(uint32_t queued, int sleepers);
+
 #endif

@@ -250,6 +250,25 @@ static void test_external_lag(void) {
     CHECK_EQ(monotone, 1, "grows with the queueing");
 }
 
+/* A spawner that stopped: its queue is shared out in equal contiguous
+ * shares, one per sleeper and one kept; a share under two is not worth a
+ * wake-up, and with no sleeper nothing moves. */
+static void test_burst_share(void) {
+    static const struct { const char *what; uint32_t queued; int sleepers; uint32_t want; } rows[] = {
+        { "nobody asleep",                    160, 0, 0 },
+        { "one sleeper: half",                160, 1, 80 },
+        { "three sleepers: a quarter each",   160, 3, 40 },
+        { "an odd queue: the smaller half",   161, 1, 80 },
+        { "four queued, one sleeper",         4, 1, 2 },
+        { "three queued: a share of one",     3, 1, 0 },
+        { "seven queued, two sleepers",       7, 2, 2 },
+        { "more sleepers than work",          5, 4, 0 },
+        { "nothing queued",                   0, 2, 0 },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        CHECK_EQ(policy_burst_share(rows[i].queued, rows[i].sleepers), rows[i].want, "burst: %s", rows[i].what);
+}
+
 int main(void) {
     test_external_lag();
     test_spin_worth();
@@ -263,6 +282,7 @@ int main(void) {
     test_yield_busy();
     test_runnext();
     test_backoff();
+    test_burst_share();
     if (failures) { fprintf(stderr, "%d of %d checks failed\n", failures, checks); return 1; }
     printf("sched_policy: %d checks passed\n", checks);
     return 0;
