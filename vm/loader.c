@@ -73,7 +73,8 @@ static int frame_set_by_moves(const UWord *in, const UWord *end) {
  * fields taken from a tuple, a cons built after its heap check. */
 static int fusable(UWord op) {
     return op == OP_is_nonempty_list_x || op == OP_deallocate || op == OP_move_xx ||
-           op == OP_move_xy || op == OP_move_yx || op == OP_get_tuple_element || op == OP_test_heap;
+           op == OP_move_xy || op == OP_move_yx || op == OP_get_tuple_element || op == OP_test_heap ||
+           op == OP_add_imm_xx || op == OP_sub_imm_xx || op == OP_mul_imm_xx;
 }
 
 static UWord fuse(UWord op, const UWord *in, const UWord *next, UWord nop) {
@@ -87,6 +88,16 @@ static UWord fuse(UWord op, const UWord *in, const UWord *next, UWord nop) {
     case OP_move_yx: return nop == OP_move_yx ? OP_move_yx_move_yx : op;
     case OP_get_tuple_element: return nop == OP_get_tuple_element ? OP_get_tuple_element_2 : op;
     case OP_test_heap: return nop == OP_put_list ? OP_test_heap_put_list : op;
+    case OP_add_imm_xx: case OP_sub_imm_xx: case OP_mul_imm_xx: {
+        /* the second operates on the first's result: an arithmetic chain */
+        static const UWord pairs[3][3] = {
+            { OP_add_add_imm_xx, OP_add_sub_imm_xx, OP_add_mul_imm_xx },
+            { OP_sub_add_imm_xx, OP_sub_sub_imm_xx, OP_sub_mul_imm_xx },
+            { OP_mul_add_imm_xx, OP_mul_sub_imm_xx, OP_mul_mul_imm_xx } };
+        int first = op == OP_add_imm_xx ? 0 : op == OP_sub_imm_xx ? 1 : 2;
+        int second = nop == OP_add_imm_xx ? 0 : nop == OP_sub_imm_xx ? 1 : nop == OP_mul_imm_xx ? 2 : -1;
+        return second >= 0 && next[3] == in[5] ? pairs[first][second] : op;
+    }
     default: return op;
     }
 }
