@@ -79,10 +79,11 @@ static int class_of_bytes(size_t bytes)
 #define BATCH_BYTES ((size_t)32 << 10)
 #define BATCH_MAX 256
 /* A thread's free list of a class may hold this much (and at least two
- * batches) before it gives a batch to the shared stack. Two batches were
- * too few: a receiver's collection frees its taken messages in a burst,
- * the surplus went to the shared stack, and the thread's next sends took a
- * batch from there, as likely the other scheduler's as its own. Every
+ * batches) before it gives a batch to its stack. Two batches were too few
+ * when the stack was one for all threads (before each had its own, see
+ * batch_take): a receiver's collection frees its taken messages in a
+ * burst, the surplus went to that stack, and the thread's next sends took
+ * a batch from there, as likely the other scheduler's as its own. Every
  * block of such a batch was last written on the other core, so its first
  * read there (the free list's link) and its filling missed in this core's
  * cache: in hackbench groups with the handshake, each core's groups on its
@@ -396,7 +397,7 @@ static HeapFrag *refill(int c)
 }
 
 /* This thread's list for class c has grown to what it may keep
- * (LOCAL_KEEP_BYTES): the newest batch goes to the shared stack. */
+ * (LOCAL_KEEP_BYTES): the newest batch goes to its stack of the class. */
 static void give_back(int c)
 {
     unsigned batch = class_batch(c);
