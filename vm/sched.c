@@ -507,17 +507,32 @@ void sched_spawned(Process *parent, Process *child) {
     make_runnable_quietly(s, child, FRESH, WHY_SPAWNED);
 }
 
+/* ---- stacks of processes handed between threads ---- */
+
+/* The inject stack and each scheduler's handoff stack are lock-free LIFO
+ * lists linked through next_run. A chain newest -> ... -> oldest (already
+ * linked) goes on in one compare-and-swap. */
+static void pstack_push(_Atomic(Process *) *top, Process *newest, Process *oldest) {
+    Process *old = atomic_load_explicit(top, memory_order_relaxed);
+    do oldest->next_run = old;
+    while (!atomic_compare_exchange_weak(top, &old, newest));
+}
+
+/* Takes the whole stack, oldest first (NULL if it is empty). */
+static Process *pstack_take(_Atomic(Process *) *top) {
+    if (!atomic_load_explicit(top, memory_order_relaxed)) return NULL;
+    Process *p = atomic_exchange(top, NULL), *order = NULL;
+    while (p) { Process *next = p->next_run; p->next_run = order; order = p; p = next; }
+    return order;
+}
+
 /* ---- a spawner's burst, shared out ---- */
 
 /* Moves what other schedulers handed s into its ring, oldest first. */
 static void handoff_take(Scheduler *s) {
-    if (!atomic_load_explicit(&s->handoff, memory_order_relaxed)) return;
-    Process *p = atomic_exchange(&s->handoff, NULL), *order = NULL;
-    while (p) { Process *next = p->next_run; p->next_run = order; order = p; p = next; }
-    while (order) {
-        Process *next = order->next_run;
-        runq_put(s, order);
-        order = next;
+    for (Process *p = pstack_take(&s->handoff), *next; p; p = next) {
+        next = p->next_run;
+        runq_put(s, p);
     }
 }
 
@@ -545,9 +560,7 @@ static void share_burst(Scheduler *s) {
             if (!oldest) oldest = p;
         }
         if (!newest) break;
-        Process *old = atomic_load_explicit(&to[j]->handoff, memory_order_relaxed);
-        do oldest->next_run = old;
-        while (!atomic_compare_exchange_weak(&to[j]->handoff, &old, newest));
+        pstack_push(&to[j]->handoff, newest, oldest);
         wake_sched(to[j]);
     }
 }
@@ -556,11 +569,8 @@ static void share_burst(Scheduler *s) {
 
 /* Moves what other threads made runnable into s's ring; 1 if there was any. */
 static int inject_take(Scheduler *s) {
-    if (!atomic_load_explicit(&inject_head, memory_order_relaxed)) return 0;
-    Process *p = atomic_exchange(&inject_head, NULL);
-    if (!p) return 0;
-    Process *order = NULL;                   /* oldest first */
-    while (p) { Process *next = p->next_run; p->next_run = order; order = p; p = next; }
+    Process *order = pstack_take(&inject_head);     /* oldest first */
+    if (!order) return 0;
     /* no wake-up for the batch: find_local's streak wakes a sleeper if it
      * is worth one (policy_batch_wakes) */
     if (order->next_run && !s->batch_since_us) {
@@ -575,11 +585,7 @@ static int inject_take(Scheduler *s) {
     return 1;
 }
 
-static void inject_push(Process *p) {
-    Process *old = atomic_load_explicit(&inject_head, memory_order_relaxed);
-    do p->next_run = old;
-    while (!atomic_compare_exchange_weak(&inject_head, &old, p));
-}
+static void inject_push(Process *p) { pstack_push(&inject_head, p, p); }
 
 /* Is every scheduler asleep (or on its way, past its last look)? Only then
  * does work on the inject stack need a wake-up: an awake scheduler takes
