@@ -120,6 +120,8 @@ typedef struct Gc {
     const FragRange *frags;        /* the fragments outside the arena          */
     size_t nfrags;
     uintptr_t flo, fhi;            /* lowest and highest fragment addresses    */
+    uintptr_t clo, chi;            /* the used part of the last fragment found */
+    int cdest;                     /* and where what is in it goes             */
     /* to-space */
     Term *htop, *hlimit;           /* the new young block                      */
     Term *ohtop, *olimit;          /* promotion into the old heap (minor)      */
@@ -159,7 +161,19 @@ static int frag_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int in_fragment(const Gc *g, uintptr_t a)
+/* Remembers the fragment [lo, hi) the last lookup found: pointers come in
+ * runs into one fragment (a received list's every cell points into the
+ * message it came in), and the lookup (a division in the pool, a binary
+ * search here) cost a tenth of a collection of such lists. */
+static int fragment_found(Gc *g, uintptr_t lo, uintptr_t hi, int dest)
+{
+    g->clo = lo;
+    g->chi = hi;
+    g->cdest = dest;
+    return dest;
+}
+
+static int in_fragment(Gc *g, uintptr_t a)
 {
     if (a < g->flo || a >= g->fhi)
         return 0;
@@ -176,13 +190,16 @@ static int in_fragment(const Gc *g, uintptr_t a)
         return 0;
     if (a >= r->hi)
         gc_fatal("pointer into the unused part of a heap fragment", (Term)a);
+    fragment_found(g, r->lo, r->hi, TO_YOUNG);
     return 1;
 }
 
 /* Where a pointer that is not into the young block's used part goes: the
  * rare kinds, kept out of line so that the common test stays small. */
-static __attribute__((noinline)) int where_else(const Gc *g, uintptr_t a)
+static __attribute__((noinline)) int where_else(Gc *g, uintptr_t a)
 {
+    if (a - g->clo < g->chi - g->clo)
+        return g->cdest;
     if (a >= g->ylo && a < g->yend)
         gc_fatal("pointer into the free space or the stack", (Term)a);
     if (a >= g->olo && a < g->oend) {
@@ -194,11 +211,12 @@ static __attribute__((noinline)) int where_else(const Gc *g, uintptr_t a)
     }
     if (a - g->alo < g->ahi - g->alo) {  /* a pooled block: is it ours? */
         const HeapFrag *f = pool_arena_frag(a);
+        uintptr_t lo = (uintptr_t)f->mem, hi = (uintptr_t)(f->mem + f->used);
         if (!(f->size & FRAG_IN_GC))
-            return LEAVE;
-        if (a >= (uintptr_t)(f->mem + f->used))
+            return a < hi ? fragment_found(g, lo, hi, LEAVE) : LEAVE;
+        if (a >= hi)
             gc_fatal("pointer into the unused part of a heap fragment", (Term)a);
-        return TO_YOUNG;
+        return fragment_found(g, lo, hi, TO_YOUNG);
     }
     return in_fragment(g, a) ? TO_YOUNG : LEAVE;
 }
@@ -206,7 +224,7 @@ static __attribute__((noinline)) int where_else(const Gc *g, uintptr_t a)
 /* Most pointers a collection meets are into the young block (one unsigned
  * comparison tells), and the high-water mark says whether the object has
  * survived before. */
-static inline int where(const Gc *g, const Term *ptr)
+static inline int where(Gc *g, const Term *ptr)
 {
     uintptr_t a = (uintptr_t)ptr;
     if (__builtin_expect(a - g->ylo < g->yhi - g->ylo, 1))
@@ -256,7 +274,7 @@ static inline __attribute__((always_inline)) Term evacuate(Gc *g, Term t)
         return h;
     size_t n = header_arity(h) + 1;
     Term *d = to_alloc(g, dest, n);
-    memcpy(d, obj, n * sizeof(Term));
+    object_words_copy(d, obj, n);
     Term moved = make_boxed(d);
     obj[0] = moved;
     return moved;

@@ -683,6 +683,19 @@ static void test_sizes_and_reductions(void)
  * their blocks from addresses and copies only the process's own (marked)
  * ones. A block not attached to the process -- a message still queued, whose
  * term a receive is matching -- is left as it is, even if a root points in. */
+/* A block holding {-1, []} as a message still queued would: in the pool's
+ * arena but not the process's, so a collection must leave it alone. */
+static HeapFrag *queued_block(void)
+{
+    HeapFrag *queued = heap_frag_new(3);          /* not attached */
+    Term *q = queued->mem;
+    q[0] = make_tuple_header(2);
+    q[1] = make_small(-1);
+    q[2] = NIL;
+    queued->used = 3;
+    return queued;
+}
+
 static void test_arena_fragments(void)
 {
     enum { MSGS = GC_STRESS ? 2000 : 20000 };
@@ -699,12 +712,8 @@ static void test_arena_fragments(void)
         p->x[0] = make_boxed(t);
     }
     CHECK(pool_arena_lo != 0);
-    HeapFrag *queued = heap_frag_new(3);          /* not attached */
+    HeapFrag *queued = queued_block();
     Term *q = queued->mem;
-    q[0] = make_tuple_header(2);
-    q[1] = make_small(-1);
-    q[2] = NIL;
-    queued->used = 3;
     p->x[1] = make_boxed(q);
     CHECK((uintptr_t)q - pool_arena_lo < pool_arena_hi - pool_arena_lo);
     CHECK(pool_arena_frag((uintptr_t)(q + 2)) == queued);
@@ -722,6 +731,49 @@ static void test_arena_fragments(void)
     CHECK(p->x[1] == make_boxed(q));              /* left where it is, intact */
     CHECK(q[0] == make_tuple_header(2) && q[1] == make_small(-1) && q[2] == NIL);
     CHECK(!(queued->size & FRAG_IN_GC));
+    heap_frag_free(queued);
+    process_free_memory(p);
+}
+
+/* The collector remembers the last fragment a pointer led it to (pointers
+ * come in runs into one message). Here they never do: every received tuple
+ * points at the one received before it and at one queued block that is
+ * not the process's, so the lookups alternate between fragments to move
+ * and one to leave, and a remembered answer given for the wrong fragment
+ * would move the queued block or leave a received one behind. */
+static void test_fragment_lookups_alternate(void)
+{
+    enum { MSGS = GC_STRESS ? 500 : 5000 };
+    Process *p = process_new_memory(0);
+    HeapFrag *queued = queued_block();
+    Term *q = queued->mem;
+    Term queued_tuple = make_boxed(q);
+    p->x[0] = NIL;
+    for (SWord i = 0; i < MSGS; i++) {            /* received: {i, queued, x0} */
+        HeapFrag *f = heap_frag_new(4);
+        Term *t = f->mem;
+        t[0] = make_tuple_header(3);
+        t[1] = make_small(i);
+        t[2] = queued_tuple;
+        t[3] = p->x[0];
+        f->used = 4;
+        heap_attach_frag(p, f);
+        p->x[0] = make_boxed(t);
+    }
+    gc_collect(p, 0, 1, 0);
+    CHECK(p->mbuf == NULL);
+    Term t = p->x[0];
+    int ok = 1;
+    for (SWord i = MSGS - 1; i >= 0 && ok; i--) {
+        if (!is_tuple(t) || tuple_elems(t)[0] != make_small(i) || tuple_elems(t)[1] != queued_tuple)
+            ok = 0;
+        else if ((uintptr_t)boxed_ptr(t) - pool_arena_lo < pool_arena_hi - pool_arena_lo)
+            ok = 0;                               /* still in a received block */
+        else
+            t = tuple_elems(t)[2];
+    }
+    CHECK(ok && t == NIL);
+    CHECK(q[0] == make_tuple_header(2) && q[1] == make_small(-1) && q[2] == NIL);
     heap_frag_free(queued);
     process_free_memory(p);
 }
@@ -813,6 +865,7 @@ int main(void)
     test_deep_tuple_chain();
     test_fragments();
     test_arena_fragments();
+    test_fragment_lookups_alternate();
     test_pool_order();
     test_received_order();
     test_promotion();
