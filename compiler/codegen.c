@@ -1431,9 +1431,75 @@ static void count_var(void *ctx, const char *name, int weak) {
  * compiler gets the same from its liveness analysis. Fills early[v] for
  * the clause's variables; 0 when there are none, or too many to count. */
 #define EARLY_MAX_VARS 256
+
+/* A value computed before the first call without touching another x
+ * register than a fresh temporary: arithmetic, comparisons and BIFs over
+ * variables and constants. */
+static int plain_leaf(Fn *f, Expr *e) {
+    Term t;
+    if (cg_const(f, e, &t)) return 1;
+    switch (e->kind) {
+    case E_VAR: return !cg_is_self(f, e);
+    case E_BINOP: return e->op != OP_SEND && plain_leaf(f, e->a) && plain_leaf(f, e->b);
+    case E_UNOP: return plain_leaf(f, e->a);
+    case E_CALL: {
+        CallInfo ci;
+        cg_classify(f, e, &ci, 1);
+        if (ci.kind != CK_BIF) return 0;
+        for (int i = 0; i < e->n; i++)
+            if (!plain_leaf(f, e->elems[i])) return 0;
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+/* A body that starts by building a list or tuple, or by an operator, one
+ * of whose parts calls ([X * 3 | map(T)], H + sum(T)): the parts are
+ * evaluated in order (cg_oplist), those before the one that calls are
+ * computed into y slots, so the variables they read die there, as the
+ * call's own do. Returns the part that calls (NULL if there is none, or a
+ * part before it is not plain) and the computed parts before it in
+ * *before. A bare variable before the call is read after it, when the
+ * list is built: it is no computed part, so it is not counted there. */
+static Expr *first_call_part(Fn *f, Expr *e, Expr ***before, int *nbefore) {
+    Expr **parts, *pair[2];
+    int n;
+    Skel s;
+    if (e->kind == E_CONS || e->kind == E_TUPLE) {
+        memset(&s, 0, sizeof s);
+        skel_collect(f, &s, e);
+        parts = s.leaves;
+        n = s.n;
+    } else if (e->kind == E_BINOP && e->op != OP_SEND && !cg_is_farith(f, e)) {
+        pair[0] = e->a;
+        pair[1] = e->b;
+        parts = pair;
+        n = 2;
+    } else {
+        return e;
+    }
+    Expr **computed = GC_MALLOC(sizeof(Expr *) * ((size_t)n + 1));
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (cg_has_call(f, parts[i])) {
+            *before = computed;
+            *nbefore = k;
+            return parts[i];
+        }
+        if (!plain_leaf(f, parts[i])) return NULL;
+        if (parts[i]->kind != E_VAR) computed[k++] = parts[i];
+    }
+    return NULL;
+}
+
 static int early_vars(Fn *f, Clause *c, char *early) {
     if (c->nbody == 0 || f->nv > EARLY_MAX_VARS) return 0;
     Expr *e0 = c->body[0], *call = e0->kind == E_MATCH ? e0->b : e0;
+    Expr **before = NULL;
+    int nbefore = 0;
+    call = first_call_part(f, call, &before, &nbefore);
+    if (!call) return 0;
     for (;;) {
         if (call->kind != E_CALL) return 0;
         CallInfo ci;
@@ -1453,6 +1519,7 @@ static int early_vars(Fn *f, Clause *c, char *early) {
     unsigned short in_call[EARLY_MAX_VARS] = {0}, in_e0[EARLY_MAX_VARS] = {0};
     VarCount cc = { f, in_call }, ce = { f, in_e0 };
     cg_collect_vars(call, count_var, &cc, 1);
+    for (int i = 0; i < nbefore; i++) cg_collect_vars(before[i], count_var, &cc, 1);
     cg_collect_vars(e0, count_var, &ce, 1);
     for (int i = 1; i < c->nbody; i++) cg_collect_vars(c->body[i], count_var, &ce, 1);
     int any = 0;
