@@ -102,6 +102,15 @@ static UWord fuse(UWord op, const UWord *in, const UWord *next, UWord nop) {
     }
 }
 
+/* A literal operand that is a tuple of immediates (is_eq_exact_flat_tuple). */
+static int flat_tuple_literal(UWord w) {
+    if (!operand_is_literal(w) || !is_tuple((Term)w)) return 0;
+    const Term *t = boxed_ptr((Term)w);
+    for (UWord i = header_arity(t[0]); i > 0; i--)
+        if (!is_immed(t[i])) return 0;
+    return 1;
+}
+
 /* A faster form of a common instruction, chosen by the kinds of its operands
  * (the operands stay the same); or op itself. */
 static UWord specialise(UWord op, const UWord *in, const UWord *end) {
@@ -110,9 +119,12 @@ static UWord specialise(UWord op, const UWord *in, const UWord *end) {
     switch (op) {
     case OP_allocate: return frame_set_by_moves(in, end) ? OP_allocate_init : op;
     case OP_is_eq_exact:
+        if (flat_tuple_literal(in[3])) return OP_is_eq_exact_flat_tuple;
         if (!IS_IMM(in[3])) return op;
         return operand_is_x(in[2]) ? OP_is_eq_exact_imm_x : OP_is_eq_exact_imm;
-    case OP_is_ne_exact: return IS_IMM(in[3]) ? OP_is_ne_exact_imm : op;
+    case OP_is_ne_exact:
+        if (flat_tuple_literal(in[3])) return OP_is_ne_exact_flat_tuple;
+        return IS_IMM(in[3]) ? OP_is_ne_exact_imm : op;
     case OP_is_nil: return operand_is_x(in[2]) ? OP_is_nil_x : op;
     case OP_is_nonempty_list: return operand_is_x(in[2]) ? OP_is_nonempty_list_x : op;
     case OP_is_tuple_of_arity: return operand_is_x(in[2]) ? OP_is_tuple_of_arity_x : op;
