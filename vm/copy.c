@@ -84,10 +84,11 @@ size_t copy_size(Term t) {
 }
 
 /* Where a copy stands: the next free word, the ProcBins copied, and the
- * spines copied whose heads are all immediate (a string, a list of
- * numbers), which the scan in copy_term_bins skips: nothing in them points
- * outside the copy. They are met in the order they were appended, so a
- * short queue holds them; one that does not fit is scanned as before.
+ * spines and small tuples copied whose elements are all immediate (a
+ * string, a list of numbers, {tag, 1, ok}), which the scan in
+ * copy_term_bins skips: nothing in them points outside the copy. They
+ * are met in the order they were appended, so a short queue holds them;
+ * one that does not fit is scanned as before.
  * Scanning such a spine word by word was a third of a 1,000-integer
  * list's send. */
 #define CLEAN_SPANS 8
@@ -98,7 +99,8 @@ typedef struct CleanSpans {
 
 /* Copies the object t points to at *top and returns the new tagged
  * pointer; counts a copied ProcBin in *bins, a clean spine in *k. */
-static inline Term copy_one(Term t, Term **top, size_t *bins, CleanSpans *k) {
+static inline __attribute__((always_inline)) Term copy_one(Term t, Term **top, size_t *bins,
+                                                          CleanSpans *k) {
     Term *dst = *top;
     if (is_list(t)) {
         Term *d = dst, *c = list_ptr(t);
@@ -125,7 +127,27 @@ static inline Term copy_one(Term t, Term **top, size_t *bins, CleanSpans *k) {
         return make_list(dst);
     }
     Term *src = boxed_ptr(t);
-    size_t n = header_arity(src[0]) + 1;
+    Term header = src[0];
+    size_t n = header_arity(header) + 1;
+    if (header_subtag(header) == BOXED_TUPLE && n <= 16) {
+        /* a small tuple, the commonest message: copied word by word, and
+         * clean (nothing for the scan to do) if its elements are all
+         * immediate, as {tag, 1, ok} is */
+        Term elems = ~(Term)0;
+        dst[0] = header;
+        for (size_t i = 1; i < n; i++) {
+            Term e = src[i];
+            dst[i] = e;
+            elems &= e;
+        }
+        *top = dst + n;
+        if (is_immed(elems) && k->n < CLEAN_SPANS) {
+            unsigned i = (k->first + k->n++) % CLEAN_SPANS;
+            k->from[i] = dst;
+            k->to[i] = dst + n;
+        }
+        return make_boxed(dst);
+    }
     object_words_copy(dst, src, n);
     *top = dst + n;
     /* binaries: a copied ProcBin is one more reference to the shared bytes */
@@ -144,35 +166,42 @@ Term copy_term(Term t, Term *hp) {
 Term copy_term_bins(Term t, Term *hp, size_t *bins) {
     *bins = 0;
     if (is_immed(t)) return t;
-    CleanSpans k = { .n = 0 };
+    CleanSpans k;                       /* not zeroed: a string is copied in */
+    k.first = k.n = 0;                  /* less time than zeroing this takes */
     Term *top = hp;
     Term root = copy_one(t, &top, bins, &k);
-    Term *scan = hp;
-    Term *skip = k.n ? k.from[k.first] : NULL;
+    if (k.n == 1 && k.to[0] == top) return root;       /* a clean list or tuple, alone */
     /* Every object in [hp, top) was copied whole; walk them in order. Cons
      * cells have no header: a word with tag 00 can only be a header here.
-     * A pointer into [hp, top) is a spine's link, already in place. */
-    while (scan < top) {
-        if (scan == skip) {                        /* a clean spine */
+     * A pointer into [hp, top) is a spine's link, already in place. The
+     * walk stops at the next clean spine (or the end) and jumps over it;
+     * where that is changes only when something is copied, so the words
+     * themselves pay no test for it. */
+    Term *scan = hp;
+    for (;;) {
+        Term *stop = k.n ? k.from[k.first] : top;
+        while (scan < stop) {
+            Term w = *scan;
+            if (primary_tag(w) == TAG_HEADER) {
+                scan += 1 + raw_words(w);
+                continue;
+            }
+            if (!is_immed(w)) {
+                Term *at = (Term *)(w & ~(Term)3);
+                if (at < hp || at >= top) {
+                    *scan = copy_one(w, &top, bins, &k);
+                    stop = k.n ? k.from[k.first] : top;
+                }
+            }
+            scan++;
+        }
+        if (k.n && scan == k.from[k.first]) {       /* a clean spine */
             scan = k.to[k.first];
             k.first = (k.first + 1) % CLEAN_SPANS;
-            skip = --k.n ? k.from[k.first] : NULL;
+            k.n--;
             continue;
         }
-        Term w = *scan;
-        if (primary_tag(w) == TAG_HEADER) {
-            size_t raw = raw_words(w);
-            scan += 1 + raw;
-            continue;
-        }
-        if (!is_immed(w)) {
-            Term *at = (Term *)(w & ~(Term)3);
-            if (at < hp || at >= top) {
-                *scan = copy_one(w, &top, bins, &k);
-                if (!skip && k.n) skip = k.from[k.first];
-            }
-        }
-        scan++;
+        if (scan >= top) break;
     }
     return root;
 }

@@ -3,8 +3,8 @@
  * copy_size and copy_term walk a list's spine guessing that the next cell
  * lies as far from this one as this one from the last, and copy_term skips
  * the scan of a copied spine whose heads are all immediate (a queue of a
- * few such spans). Each guess is checked against the real tail, so what
- * must hold is: whatever the layout of the spine (each next cell after,
+ * few such spans, small tuples of immediates too). Each guess is checked
+ * against the real tail, so what must hold is: whatever the layout of the spine (each next cell after,
  * before, at a fixed step, at random, or changing step at every cell), and
  * however many clean spines a term holds (more than the queue keeps), the
  * size is exact and the copy equal to the original, laid out inside the
@@ -138,6 +138,18 @@ static void test_clean_spans(void) {
     for (size_t s = 0; s < S; s++)
         mixed[s] = (s & 1) ? strings[s] : list_placed(&tuples[s], 1, strings[s], NULL);
     check_copy(tuple1(list_placed(mixed, S, NIL, NULL)), "clean and unclean spines in turn");
+    /* small tuples of immediates are clean too: alone, nested in one that
+     * is not, beside a string, and more of them than the queue holds */
+    check_copy(tuple2(make_small(1), NIL), "a clean pair alone");
+    check_copy(tuple2(tuple1(make_small(2)), strings[3]), "a clean tuple beside a string");
+    static Term many[3 * S];
+    for (size_t i = 0; i < 3 * S; i++)
+        many[i] = (i % 3 == 0) ? tuple1(make_small((SWord)i)) : (i % 3 == 1) ? strings[i % S] : heads[i % N];
+    Term *big = words(1 + 3 * S);
+    big[0] = make_tuple_header(3 * S);
+    for (size_t i = 0; i < 3 * S; i++) big[1 + i] = many[i];
+    check_copy(make_boxed(big), "a big tuple of clean tuples, strings and integers");
+    check_copy(list_placed(many, 3 * S, NIL, NULL), "a list of clean tuples, strings and integers");
 }
 
 int main(void) {
