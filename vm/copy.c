@@ -84,14 +84,18 @@ size_t copy_size(Term t) {
 }
 
 /* Where a copy stands: the next free word, the ProcBins copied, and the
- * spines and small tuples copied whose elements are all immediate (a
- * string, a list of numbers, {tag, 1, ok}), which the scan in
- * copy_term_bins skips: nothing in them points outside the copy. They
+ * spines copied whose heads are all immediate (a string, a list of
+ * numbers) and small tuples and maps whose elements are (past the first:
+ * {tag, 1, ok}, a map of numbers), which the scan in copy_term_bins
+ * skips: nothing in them points outside the copy. They
  * are met in the order they were appended, so a short queue holds them;
  * one that does not fit is scanned as before.
  * Scanning such a spine word by word was a third of a 1,000-integer
  * list's send. */
 #define CLEAN_SPANS 8
+/* Tuples and flat maps up to this size are copied word by word (a flat
+ * map holds at most 32 pairs: its header, keys and 32 values) */
+#define SMALL_OBJECT_WORDS 34
 typedef struct CleanSpans {
     Term *from[CLEAN_SPANS], *to[CLEAN_SPANS];
     unsigned first, n;
@@ -129,21 +133,26 @@ static inline __attribute__((always_inline)) Term copy_one(Term t, Term **top, s
     Term *src = boxed_ptr(t);
     Term header = src[0];
     size_t n = header_arity(header) + 1;
-    if (header_subtag(header) == BOXED_TUPLE && n <= 16) {
-        /* a small tuple, the commonest message: copied word by word, and
-         * clean (nothing for the scan to do) if its elements are all
-         * immediate, as {tag, 1, ok} is */
-        Term elems = ~(Term)0;
+    int kind = header_subtag(header);
+    if ((kind == BOXED_TUPLE || kind == BOXED_MAP) && n <= SMALL_OBJECT_WORDS) {
+        /* a small tuple, the commonest message, or a flat map: copied word
+         * by word, and what follows the first element is clean (nothing
+         * for the scan to do) if it is all immediate, as in {tag, 1, ok}
+         * or a map of numbers ([header][keys tuple][values]); the whole
+         * object is clean if its first element is immediate too */
+        Term first = n > 1 ? src[1] : NIL, rest = ~(Term)0;
         dst[0] = header;
-        for (size_t i = 1; i < n; i++) {
+        if (n > 1) dst[1] = first;
+        for (size_t i = 2; i < n; i++) {
             Term e = src[i];
             dst[i] = e;
-            elems &= e;
+            rest &= e;
         }
         *top = dst + n;
-        if (is_immed(elems) && k->n < CLEAN_SPANS) {
+        Term *from = is_immed(first) ? dst : dst + 2;
+        if (is_immed(rest) && from < dst + n && k->n < CLEAN_SPANS) {
             unsigned i = (k->first + k->n++) % CLEAN_SPANS;
-            k->from[i] = dst;
+            k->from[i] = from;
             k->to[i] = dst + n;
         }
         return make_boxed(dst);
@@ -170,7 +179,7 @@ Term copy_term_bins(Term t, Term *hp, size_t *bins) {
     k.first = k.n = 0;                  /* less time than zeroing this takes */
     Term *top = hp;
     Term root = copy_one(t, &top, bins, &k);
-    if (k.n == 1 && k.to[0] == top) return root;       /* a clean list or tuple, alone */
+    if (k.n == 1 && k.from[0] == hp && k.to[0] == top) return root;   /* clean, alone */
     /* Every object in [hp, top) was copied whole; walk them in order. Cons
      * cells have no header: a word with tag 00 can only be a header here.
      * A pointer into [hp, top) is a spine's link, already in place. The

@@ -150,6 +150,17 @@ static void test_clean_spans(void) {
     for (size_t i = 0; i < 3 * S; i++) big[1 + i] = many[i];
     check_copy(make_boxed(big), "a big tuple of clean tuples, strings and integers");
     check_copy(list_placed(many, 3 * S, NIL, NULL), "a list of clean tuples, strings and integers");
+    /* past the first element clean, the first a pointer (as a flat map's
+     * keys tuple is): the scan must still copy what the first points to,
+     * at the root, inside a list, and with a pointer after the first */
+    Term *ft = words(5);
+    ft[0] = make_tuple_header(4);
+    ft[1] = strings[5];
+    ft[2] = make_small(2); ft[3] = make_small(3); ft[4] = NIL;
+    check_copy(make_boxed(ft), "a tuple whose first element alone points");
+    Term firsts[3] = { make_boxed(ft), tuple2(strings[7], make_small(9)), tuple2(make_small(1), strings[2]) };
+    check_copy(list_placed(firsts, 3, NIL, NULL), "tuples pointing first, last and not at all");
+    check_copy(tuple2(strings[4], NIL), "a pair whose first element points");
 }
 
 int main(void) {
