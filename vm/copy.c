@@ -8,8 +8,11 @@
  * appends a copy of the object pointed to and redirects the pointer. The
  * destination itself is the work queue. A list's spine is copied whole when
  * its first cell is (the cells in a row, each tail pointing at the next), so
- * a string or a list of numbers costs one tight loop and a scan that finds
- * nothing to do, not a trip through the queue per cell.
+ * a string or a list of numbers costs one tight loop, not a trip through
+ * the queue per cell. Both passes walk a spine guessing where its next cell
+ * is (copy_size says how), and what was copied with nothing in it to
+ * redirect (a spine of immediates, a small tuple or map of them) is noted
+ * so that the scan jumps over it (CleanSpans).
  */
 #include <string.h>
 
