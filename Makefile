@@ -67,9 +67,29 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 BIN := bin/mini$(if $(filter-out build/release,$(BUILD)),-$(notdir $(BUILD)))
 
-.PHONY: install all run test unit frontend-check check-gc check-smp check-asan check-tsan clean deps test-deps bench \
+.PHONY: FORCE install all run test unit frontend-check check-gc check-smp check-asan check-tsan clean deps test-deps bench \
         fuzz fuzz-build soak
-all: $(BIN)
+all: $(BIN) $(BUILD)/ebin.stamp
+
+# The library compiled ahead (vm/modcache.h): ebin/M.mbc for each
+# stdlib/M.mini, remade when the binary or a source changes. A cache that
+# does not match its source or compiler is ignored, so a stale one costs a
+# compile, never a wrong module.
+STDLIB_SRCS := $(wildcard stdlib/*.mini)
+$(BUILD)/ebin.stamp: $(BIN) $(STDLIB_SRCS)
+	@mkdir -p ebin
+	$(BIN) -c ebin $(STDLIB_SRCS)
+	@touch $@
+
+# A hash of the compiler's sources, part of every cache's fingerprint: a
+# cache made by another compiler is not used. Rewritten only when it changes.
+$(BUILD)/gen/compiler_id.h: FORCE
+	@mkdir -p $(dir $@)
+	@id=$$(cat compiler/*.c compiler/*.h compiler/*.y compiler/*.l | cksum | cut -d' ' -f1); \
+	  echo "#define MINI_COMPILER_ID \"$$id\"" > $@.tmp; \
+	  if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/vm/modcache.o: $(BUILD)/gen/compiler_id.h
+FORCE:
 
 $(BIN): $(BUILD)/vm/shell/main.o $(BUILD)/libmini.a
 	@mkdir -p bin
@@ -111,11 +131,13 @@ test-deps:
 # The installed binary finds its library in PREFIX/lib/mini (module.c:
 # find_root), so the tree can be copied anywhere as a whole.
 PREFIX ?= /usr/local
-install: $(BIN)
+install: $(BIN) $(BUILD)/ebin.stamp
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mini/stdlib \
 	  $(DESTDIR)$(PREFIX)/lib/mini/examples $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/mini
 	install -m 644 stdlib/*.mini $(DESTDIR)$(PREFIX)/lib/mini/stdlib
+	install -d $(DESTDIR)$(PREFIX)/lib/mini/ebin
+	install -m 644 ebin/*.mbc $(DESTDIR)$(PREFIX)/lib/mini/ebin
 	install -m 644 examples/*.mini examples/*.app $(DESTDIR)$(PREFIX)/lib/mini/examples
 	cp -R lib $(DESTDIR)$(PREFIX)/lib/mini/
 	install -m 644 docs/mini.1 $(DESTDIR)$(PREFIX)/share/man/man1/mini.1
@@ -228,7 +250,7 @@ soak: test-deps
 	@sh tests/soak/run.sh $(BIN) $(SECONDS)
 
 clean:
-	rm -rf build bin
+	rm -rf build bin ebin
 
 # benchmarks (not tests): bench/run.sh, full sizes; `bench/run.sh quick` for a short run
 bench: all

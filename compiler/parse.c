@@ -18,7 +18,7 @@
 void tokvec_push(TokVec *tv, const Token *t)
 {
     if (tv->n == tv->cap) {
-        int ncap = tv->cap ? tv->cap * 2 : 256;
+        int ncap = tv->cap ? tv->cap * 2 : 16;     /* a macro's substitution is a few tokens */
         Token *nv = GC_MALLOC(sizeof *nv * (size_t)ncap);
         if (tv->n) memcpy(nv, tv->v, sizeof *nv * (size_t)tv->n);
         tv->v = nv;

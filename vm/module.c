@@ -21,6 +21,7 @@
 #include "boehm_oom.h"
 #include "fatal.h"
 #include "loader.h"
+#include "modcache.h"
 #include "atom.h"
 #include "bif.h"
 #include "compiler.h"
@@ -183,7 +184,7 @@ char *module_read_file(const char *path, size_t *len) {
  * heap refused while compiling or loading makes it NULL too (boehm_oom.h):
  * the module is as good as missing. Called with load_lock held. */
 static LoadedModule *compile_once(const char *path, const char *src, size_t len, Term expect,
-                                  int *was_refused) {
+                                  const char *cache, int *was_refused) {
     size_t alen;
     jmp_buf refused;
     if (setjmp(refused)) {
@@ -192,7 +193,8 @@ static LoadedModule *compile_once(const char *path, const char *src, size_t len,
         return NULL;
     }
     boehm_oom_release(&refused);
-    CodeModule *cm = compiler_compile_module(path, src, len, expect ? atom_name(expect, &alen) : NULL);
+    CodeModule *cm = cache ? modcache_read(cache, src, len, path, expect) : NULL;
+    if (!cm) cm = compiler_compile_module(path, src, len, expect ? atom_name(expect, &alen) : NULL);
     LoadedModule *lm = cm ? loader_load(cm) : NULL;
     boehm_oom_release(NULL);
     return lm;
@@ -200,12 +202,13 @@ static LoadedModule *compile_once(const char *path, const char *src, size_t len,
 
 /* A refusal gives back the address space held in reserve (boehm_oom.h) and
  * tries once more; a module that then loads takes the reserve up again. */
-static LoadedModule *compile_and_load(const char *path, const char *src, size_t len, Term expect) {
+static LoadedModule *compile_and_load(const char *path, const char *src, size_t len, Term expect,
+                                      const char *cache) {
     int refused = 0;
-    LoadedModule *lm = compile_once(path, src, len, expect, &refused);
+    LoadedModule *lm = compile_once(path, src, len, expect, cache, &refused);
     if (refused && boehm_reserve_release()) {
         refused = 0;
-        lm = compile_once(path, src, len, expect, &refused);
+        lm = compile_once(path, src, len, expect, cache, &refused);
         if (!refused) boehm_reserve_take();
     }
     if (refused) fprintf(stderr, "mini: out of memory compiling %s\n", path);
@@ -230,7 +233,7 @@ LoadedModule *module_load_file(const char *path) {
     char *src = module_read_file(path, &len);
     if (!src) { fprintf(stderr, "%s: cannot read file\n", path); return NULL; }
     boehm_mutex_lock(&load_lock);
-    LoadedModule *lm = compile_and_load(path, src, len, 0);
+    LoadedModule *lm = compile_and_load(path, src, len, 0, NULL);
     pthread_mutex_unlock(&load_lock);
     return lm;
 }
@@ -249,7 +252,11 @@ static int try_dir(const char *dir, const char *name, Term mod, int builtin) {
     /* "./x.mini" reads better as "x.mini" in messages */
     const char *shown = strcmp(dir, ".") == 0 ? GC_STRDUP(path + 2)
                         : builtin ? GC_STRDUP(strrchr(path, '/') + 1) : GC_STRDUP(path);
-    return compile_and_load(shown, src, len, mod) != NULL;
+    /* the library's modules come compiled from the root's ebin/ when the
+     * cache there was made from this source (modcache.h) */
+    char cache[PATH_MAX + 32];
+    if (builtin) snprintf(cache, sizeof cache, "%s/ebin/%s.mbc", root_dir, name);
+    return compile_and_load(shown, src, len, mod, builtin ? cache : NULL) != NULL;
 }
 
 /* Finds mod on the code path and loads it, even if already loaded (the

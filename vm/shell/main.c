@@ -5,6 +5,7 @@
  *   mini [flags] file.mini [args...]   compile file.mini, call main/1 with the
  *                                      arguments as strings (or main/0)
  *   mini -S file.mini                  print the module's bytecode
+ *   mini -c DIR file.mini...           compile into DIR/Module.mbc (modcache.h)
  *   mini -noshell -s M F A... -eval E  run those in order, then keep running
  *
  * Without a file the first process is init:start(Actions, Shell)
@@ -31,6 +32,7 @@
 #include "error_report.h"
 #include "port.h"
 #include "loader.h"
+#include "modcache.h"
 #include "compiler.h"
 #include "proc.h"
 #include "sched.h"
@@ -48,6 +50,7 @@ static void usage(FILE *f) {
         "  (no file)           start the interactive shell\n"
         "  file.mini           run its main/1 (or main/0); the VM ends when main returns\n"
         "  -S file.mini        print the module's bytecode\n"
+        "  -c DIR file.mini... compile each file into DIR/Module.mbc (the library's cache)\n"
         "  -W0                 no compiler warnings (unused variables, functions, ...)\n"
         "  -pa DIR             add DIR to the code path\n"
         "  -I DIR              add DIR to the -include search path\n"
@@ -178,6 +181,27 @@ static int run_first(Term module, Term fun, Term args) {
     return status == 0 ? 0 : 1;
 }
 
+/* mini -c DIR FILE...: each file compiled into DIR/Module.mbc, the cache
+ * the code path loads library modules from (modcache.h; `make` runs it on
+ * stdlib/). A module with a constant the cache cannot hold is left to be
+ * compiled when it loads. */
+static int cache_files(const char *dir, int n, char **files) {
+    int status = 0;
+    for (int k = 0; k < n; k++) {
+        size_t len, alen;
+        char *src = module_read_file(files[k], &len);
+        if (!src) { fprintf(stderr, "%s: cannot read file\n", files[k]); status = 1; continue; }
+        CodeModule *cm = compiler_compile_module(files[k], src, len, NULL);
+        if (!cm) { status = 1; continue; }
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.mbc", dir, atom_name(cm->name, &alen));
+        int r = modcache_write(path, cm, src, len);
+        if (r < 0) { fprintf(stderr, "%s: cannot write\n", path); status = 1; }
+        else if (r == 0) fprintf(stderr, "%s: not cached (a constant the cache cannot hold)\n", files[k]);
+    }
+    return status;
+}
+
 static int run_file(const char *file, int show_code, int argc, char **argv) {
     if (show_code) {
         size_t len;
@@ -233,6 +257,10 @@ int main(int argc, char **argv) {
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-S") == 0) show_code = 1;
+        else if (strcmp(a, "-c") == 0) {
+            if (i + 2 >= argc) return bad_flag(a, "missing directory or file after");
+            return cache_files(argv[i + 1], argc - i - 2, argv + i + 2);
+        }
         else if (strcmp(a, "-W0") == 0) compiler_warnings_off = 1;
         else if (strcmp(a, "-I") == 0) {
             if (i + 1 >= argc) return bad_flag(a, "missing directory after");
