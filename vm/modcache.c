@@ -417,8 +417,10 @@ CodeModule *modcache_decode(const unsigned char *b, size_t n, const char *src, s
         else if (kind == FIX_LITERAL) cm->code[pos] = idx < nlits ? lits[idx] : (d.bad = 1, 0);
         else d.bad = 1;
     }
-    if (d.bad || d.at != d.n) return NULL;
-    return cm;
+    if (d.bad || d.at != d.n || cm->nlabels < 0 || (size_t)cm->nlabels > cm->ncode) return NULL;
+    /* what the loader would refuse is refused here, quietly: the module is
+     * then compiled from its source instead */
+    return bytecode_check(cm) ? NULL : cm;
 }
 
 CodeModule *modcache_read(const char *path, const char *src, size_t len, const char *file, Term expect) {
