@@ -75,7 +75,7 @@ typedef struct {
 } Enc;
 
 static void put(Buf *b, const void *p, size_t n) {
-    if (b->bad) return;
+    if (b->bad || n == 0) return;                     /* an empty part may have no buffer */
     if (b->n + n > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 65536;
         while (cap < b->n + n) cap *= 2;
