@@ -259,6 +259,7 @@ int main(int argc, char **argv) {
         if (strcmp(a, "-S") == 0) show_code = 1;
         else if (strcmp(a, "-c") == 0) {
             if (i + 2 >= argc) return bad_flag(a, "missing directory or file after");
+            process_free_memory(tmp);
             return cache_files(argv[i + 1], argc - i - 2, argv + i + 2);
         }
         else if (strcmp(a, "-W0") == 0) compiler_warnings_off = 1;
