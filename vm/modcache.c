@@ -18,6 +18,7 @@
  * opcodes.def (s, a, n, J), as the loader reads them.
  */
 #include <gc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +45,12 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
 static uint64_t fnv_str(uint64_t h, const char *s) { return fnv(h, s, strlen(s) + 1); }
 
 /* What a cache must have been made by: the same instruction set, BIF table,
- * word layout and compiler sources. */
-static uint64_t fingerprint(void) {
+ * word layout and compiler sources. Computed once (a hundred thousand
+ * instructions, as much as decoding a small module). */
+static uint64_t the_fingerprint;
+static pthread_once_t fingerprint_once = PTHREAD_ONCE_INIT;
+
+static void compute_fingerprint(void) {
     uint64_t h = fnv_str(1469598103934665603ULL, MAGIC);
     uint64_t probe = 0x0102030405060708ULL;
     h = fnv(h, &probe, sizeof probe);                 /* byte order and word size */
@@ -55,7 +60,12 @@ static uint64_t fingerprint(void) {
         h = fnv_str(fnv_str(h, bif_names[i].module), bif_names[i].name);
         h = fnv(h, &bif_names[i].arity, sizeof bif_names[i].arity);
     }
-    return h;
+    the_fingerprint = h;
+}
+
+static uint64_t fingerprint(void) {
+    pthread_once(&fingerprint_once, compute_fingerprint);
+    return the_fingerprint;
 }
 
 static uint64_t source_hash(const char *src, size_t len) {
