@@ -210,8 +210,9 @@ static void monitor_end(Process *p, Monitor *mo) {
 
 /* ---- delivering ---- */
 
-/* Pushes m to pid's inbox. 0 delivered; -1 no such process (m is freed). */
-int proc_deliver(Term pid, Message *m) {
+/* Pushes m to pid's inbox and wakes it if it waited (a timeout's wake-up
+ * with `timeout`). 0 delivered; -1 no such process (m is freed). */
+static int deliver(Term pid, Message *m, int timeout) {
     /* a scheduler counts no reference (proc_table.c says why it need not) */
     int counted = 1;
     Process *q;
@@ -220,11 +221,16 @@ int proc_deliver(Term pid, Message *m) {
     else q = proc_lookup(pid);
     if (!q) { proc_message_free(m); return -1; }
     int r = mailbox_push(&q->mbox, m);
-    if (r == 1) sched_wake(q);
+    if (r == 1) {
+        if (timeout) sched_wake_timeout(q);
+        else sched_wake(q);
+    }
     if (counted) proc_release(q);
     if (r < 0) { proc_message_free(m); return -1; }
     return 0;
 }
+
+int proc_deliver(Term pid, Message *m) { return deliver(pid, m, 0); }
 
 UWord proc_send(Process *from, Term pid, Term msg) {
     return proc_send_kind(from, pid, msg, MSG_PLAIN, 0);
@@ -424,7 +430,7 @@ static int info_reply(Process *p, Message *m, Term info) {
 }
 
 void proc_timeout(Term pid, uint64_t ref) {
-    send_signal(NIL, pid, SIG_TIMEOUT, ref);
+    deliver(pid, signal_alloc(0, SIG_TIMEOUT, NIL, ref), 1);
 }
 
 /* ---- the owner acting on its signals ---- */

@@ -492,6 +492,21 @@ void sched_wake(Process *p) {
     if (old) make_runnable(s, old);
 }
 
+/* A receive timeout fired (timer.c, on the scheduler whose wheel held it):
+ * p goes to the back of the ring, as a preempted process does, not into
+ * runnext. Timeouts that one look at the wheel finds due run in the order
+ * they were due; runnext is last in, first out, and of two processes whose
+ * timeouts a late look found due together, the later one ran first (a
+ * gen_server call's 10 ms timeout lost to the server's 100 ms sleep when a
+ * loaded machine kept the scheduler from its wheel past both). A timeout
+ * has no conversation to keep on this core, which is what runnext is for;
+ * Erlang/OTP queues it at the back too. */
+void sched_wake_timeout(Process *p) {
+    Scheduler *s = self_sched;
+    if (!s) { sched_wake(p); return; }
+    make_runnable(s, p);
+}
+
 void sched_spawned(Process *parent, Process *child) {
     (void)parent;
     Scheduler *s = self_sched;
