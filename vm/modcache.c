@@ -28,6 +28,7 @@
 #include "modcache.h"
 #include "atom.h"
 #include "literal.h"
+#include "loader.h"           /* module_read_file */
 #include "compiler_id.h"      /* MINI_COMPILER_ID: a hash of compiler/ (Makefile) */
 
 #define MAGIC "MINIMBC1"
@@ -434,18 +435,7 @@ CodeModule *modcache_decode(const unsigned char *b, size_t n, const char *src, s
 }
 
 CodeModule *modcache_read(const char *path, const char *src, size_t len, const char *file, Term expect) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    CodeModule *cm = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long size = ftell(f);
-        if (size > 0 && fseek(f, 0, SEEK_SET) == 0) {
-            unsigned char *b = malloc((size_t)size);
-            if (b && fread(b, 1, (size_t)size, f) == (size_t)size)
-                cm = modcache_decode(b, (size_t)size, src, len, file, expect);
-            free(b);
-        }
-    }
-    fclose(f);
-    return cm;
+    size_t n;
+    const char *b = module_read_file(path, &n);       /* loader.h: NULL if there is none */
+    return b ? modcache_decode((const unsigned char *)b, n, src, len, file, expect) : NULL;
 }
