@@ -416,7 +416,9 @@ CodeModule *modcache_decode(const unsigned char *b, size_t n, const char *src, s
     uint64_t ncode = get64(&d);
     if (d.bad || ncode == 0 || ncode > (d.n - d.at) / 8) return NULL;
     cm->ncode = (size_t)ncode;
-    cm->code = GC_MALLOC_ATOMIC(sizeof(UWord) * cm->ncode);
+    /* scanned, as the code generator's is: until the loader has taken
+     * them, the code is all that keeps the constants alive */
+    cm->code = GC_MALLOC(sizeof(UWord) * cm->ncode);
     if (!cm->code) return NULL;
     get(&d, cm->code, sizeof(UWord) * cm->ncode);
     uint32_t nfix = get_count(&d, 16);
