@@ -179,7 +179,9 @@ static inline uint64_t ref_number(Term ref) { return (uint64_t)boxed_ptr(ref)[1]
 int proc_info_request(Process *p, Term pid, Term items, int all, uint64_t ref);
 Term info_answer(Process *p, Term items, int all);
 
-/* Delivers a SIG_TIMEOUT for wait `ref` to pid (the timer wheel calls it). */
-void proc_timeout(Term pid, uint64_t ref);
+/* Delivers a SIG_TIMEOUT for wait `ref` to pid (the timer wheel calls it);
+ * `in_order` when it is one of several found due at one look at the wheel
+ * (sched_wake_timeout says why). */
+void proc_timeout(Term pid, uint64_t ref, int in_order);
 
 #endif

@@ -210,9 +210,10 @@ static void monitor_end(Process *p, Monitor *mo) {
 
 /* ---- delivering ---- */
 
-/* Pushes m to pid's inbox and wakes it if it waited (a timeout's wake-up
- * with `timeout`). 0 delivered; -1 no such process (m is freed). */
-static int deliver(Term pid, Message *m, int timeout) {
+/* Pushes m to pid's inbox and wakes it if it waited (at the back of the
+ * ring with `in_order`: sched_wake_timeout). 0 delivered; -1 no such
+ * process (m is freed). */
+static int deliver(Term pid, Message *m, int in_order) {
     /* a scheduler counts no reference (proc_table.c says why it need not) */
     int counted = 1;
     Process *q;
@@ -222,7 +223,7 @@ static int deliver(Term pid, Message *m, int timeout) {
     if (!q) { proc_message_free(m); return -1; }
     int r = mailbox_push(&q->mbox, m);
     if (r == 1) {
-        if (timeout) sched_wake_timeout(q);
+        if (in_order) sched_wake_timeout(q);
         else sched_wake(q);
     }
     if (counted) proc_release(q);
@@ -429,8 +430,8 @@ static int info_reply(Process *p, Message *m, Term info) {
     return 1;
 }
 
-void proc_timeout(Term pid, uint64_t ref) {
-    deliver(pid, signal_alloc(0, SIG_TIMEOUT, NIL, ref), 1);
+void proc_timeout(Term pid, uint64_t ref, int in_order) {
+    deliver(pid, signal_alloc(0, SIG_TIMEOUT, NIL, ref), in_order);
 }
 
 /* ---- the owner acting on its signals ---- */

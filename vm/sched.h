@@ -23,7 +23,8 @@ typedef struct Scheduler Scheduler;
 void sched_init(int nschedulers, int smp);
 /* A message or signal reached p while it waited: make it runnable. */
 void sched_wake(Process *p);
-/* The same for a process whose receive timeout fired: the back of the ring. */
+/* The same for a process whose receive timeout fired with others at one
+ * look at the wheel: the back of the ring, so they run in due order. */
 void sched_wake_timeout(Process *p);
 /* A new process: runnable, on its parent's scheduler. */
 void sched_spawned(Process *parent, Process *child);

@@ -265,13 +265,16 @@ int timer_fire_due(void) {
     /* receive timeouts: ours alone */
     TwEntry *due = tw_take_due(&s->tmo, now);
     atomic_store_explicit(&s->tmo_count, (int)s->tmo.count, memory_order_relaxed);
+    /* one alone wakes as a message would (into runnext: it runs next);
+     * several queue in the order they were due (sched_wake_timeout) */
+    int in_order = due && due->next;
     for (TwEntry *e = due, *next; e; e = next, n++) {
         next = e->next;
         Timer *t = (Timer *)e;
         uint64_t ref = t->ref;
         Term pid = t->dest;
         tmo_free(s, t);
-        proc_timeout(pid, ref);
+        proc_timeout(pid, ref, in_order);
     }
     uint64_t next_us = tw_next_due(&s->tmo);
     /* message timers: taken under the lock, delivered outside it
