@@ -161,8 +161,9 @@ static UWord seg_dest(Fn *f, Expr *v)
 
 void cg_bin_match(Fn *f, Expr *p, UWord src, int fail)
 {
+    int live = cg_xlive(f);                  /* before ms, which holds nothing yet */
     UWord ms = REG_X(cg_alloc_x(f, f->head ? R_ARG : R_TEMP));
-    cg_op(f, OP_bs_start_match, 3, (UWord)fail, src, ms);
+    cg_op(f, OP_bs_start_match, 4, (UWord)fail, src, ms, (UWord)live);
     int to_end = 0;
     for (int i = 0; i < p->nfields; i++) {
         Field *fd = &p->fields[i];

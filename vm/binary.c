@@ -146,14 +146,6 @@ void binary_release_all(Process *p)
 
 /* ---- making and reading binaries ---------------------------------------- */
 
-/* The bytes of a HEAP_BIN or REFC_BIN. */
-static unsigned char *orig_data(Term orig)
-{
-    Term *o = boxed_ptr(orig);
-    if (header_subtag(o[0]) == BOXED_HEAP_BIN)
-        return (unsigned char *)(o + 2);
-    return ((Binary *)o[PB_VAL])->data;
-}
 
 const unsigned char *bin_bytes(Term t, size_t *size)
 {
@@ -167,7 +159,7 @@ const unsigned char *bin_bytes(Term t, size_t *size)
         return ((Binary *)o[PB_VAL])->data;
     default:                                   /* SUB_BIN, starting at a byte */
         *size = o[SB_BITS] / 8;
-        return orig_data(o[SB_ORIG]) + o[SB_OFFS] / 8;
+        return bin_orig_data(o[SB_ORIG]) + o[SB_OFFS] / 8;
     }
 }
 
@@ -267,7 +259,7 @@ static Term slice(Process *p, Term orig, size_t off, size_t len)
     unsigned char *d;
     Term t = bits_new(p, len, &d);
     if (n) {
-        memcpy(d, orig_data(orig) + off / 8, n);
+        memcpy(d, bin_orig_data(orig) + off / 8, n);
         if (len % 8)
             d[n - 1] &= (unsigned char)(0xFF << (8 - len % 8));
     }
@@ -690,16 +682,6 @@ Term bs_create(Process *p, const Term *ops, size_t n)
 
 /* ---- matching ------------------------------------------------------------- */
 
-Term bs_start_match(Process *p, Term t)
-{
-    if (!is_bitstring(t))
-        return THE_NON_VALUE;
-    Term *o = boxed_ptr(t);
-    if (header_subtag(o[0]) == BOXED_SUB_BIN)
-        return make_sub(p, o[SB_ORIG], o[SB_OFFS], o[SB_BITS]);
-    return make_sub(p, t, 0, bin_bit_size(t));
-}
-
 /* Decodes one UTF-8 character at bit pos with `left` bits there; returns the
  * code point and its length in bytes, or -1. Overlong forms, surrogates and
  * values over 0x10FFFF do not match, as in Erlang. */
@@ -725,7 +707,7 @@ Term bs_get(Process *p, Term ms, Term spec, Term size)
 {
     Term *m = boxed_ptr(ms);
     size_t left = m[SB_BITS], pos = m[SB_OFFS];
-    const unsigned char *src = orig_data(m[SB_ORIG]);
+    const unsigned char *src = bin_orig_data(m[SB_ORIG]);
     UWord s = (UWord)small_val(spec), unit = s >> BS_UNIT_SHIFT;
     int little = (s & BS_LITTLE) != 0;
     size_t n = 0;
@@ -829,7 +811,7 @@ int bs_match_string(Term ms, Term lit)
     const unsigned char *want = bin_bytes(lit, &n);
     size_t left = m[SB_BITS], pos = m[SB_OFFS];
     if (left < 8 * n) return 0;
-    const unsigned char *src = orig_data(m[SB_ORIG]);
+    const unsigned char *src = bin_orig_data(m[SB_ORIG]);
     if (pos % 8 == 0) {
         if (n && memcmp(src + pos / 8, want, n)) return 0;
     } else {

@@ -69,6 +69,15 @@ typedef struct Binary {
 #define SB_OFFS 2
 #define SB_ORIG 3
 
+/* The bytes of a HEAP_BIN or REFC_BIN (a sub-binary's SB_ORIG). */
+static inline unsigned char *bin_orig_data(Term orig)
+{
+    Term *o = boxed_ptr(orig);
+    if (header_subtag(o[0]) == BOXED_HEAP_BIN)
+        return (unsigned char *)(o + 2);
+    return ((Binary *)o[PB_VAL])->data;
+}
+
 /* A bitstring: any binary, of whole bytes or not. */
 static inline int is_bitstring(Term t)
 {
@@ -134,8 +143,8 @@ static inline int binary_gc_due(const Process *p)
 /* ops: n/3 segments of (spec, value, size); size is an integer or the atom
  * all. Returns the binary, or THE_NON_VALUE with badarg raised. */
 Term bs_create(Process *p, const Term *ops, size_t n);
-/* A fresh match state for t, or THE_NON_VALUE if t is not a bitstring. */
-Term bs_start_match(Process *p, Term t);
+/* A match state is a sub-binary made by the bs_start_match instruction
+ * (emulator.c); bs_get and bs_match_string move it on. */
 /* Takes one segment from the match state; THE_NON_VALUE if it does not match. */
 Term bs_get(Process *p, Term ms, Term spec, Term size);
 /* 1 if the next bytes equal those of binary lit (and consumes them). */

@@ -899,10 +899,63 @@ L_bs_create: {
     DISPATCH(5 + n);
 }
 L_bs_start_match: {
-    Term r = bs_start_match(p, SRC(pc[2]));
-    if (r == THE_NON_VALUE) FAIL_TO(pc[1]);
-    DST(pc[3]) = r;
-    DISPATCH(4);
+    /* the state: a sub-binary of the source's bits, on the heap. It has a
+     * live count so that it can collect: a parser that recurses on the
+     * rest of its binary starts a state a step and may have no other
+     * instruction that checks the heap, so without one its states would
+     * pile up in fragments until the process next yields. */
+    if (!is_bitstring(SRC(pc[2]))) FAIL_TO(pc[1]);
+    TEST_HEAP(SUB_BIN_WORDS, (int)pc[4]);
+    Term t = SRC(pc[2]);                      /* read again: it may have moved */
+    const Term *o = boxed_ptr(t);
+    UWord kind = header_subtag(o[0]), offs = 0, bits;
+    Term orig = t;
+    if (kind == BOXED_SUB_BIN) { orig = o[SB_ORIG]; offs = o[SB_OFFS]; bits = o[SB_BITS]; }
+    else if (kind == BOXED_HEAP_BIN) bits = o[1] * 8;
+    else bits = o[PB_SIZE] * 8;
+    Term *hp = p->htop;
+    p->htop = hp + SUB_BIN_WORDS;
+    hp[0] = make_header(SUB_BIN_WORDS - 1, BOXED_SUB_BIN);
+    hp[SB_BITS] = bits;
+    hp[SB_OFFS] = offs;
+    hp[SB_ORIG] = orig;
+    DST(pc[3]) = make_boxed(hp);
+    DISPATCH(5);
+}
+L_bs_get_int: {
+    /* whole bytes from a byte boundary: at most 7 of them, so the value
+     * is a small integer whatever its sign */
+    Term *m = boxed_ptr(XREG(pc[2]));
+    UWord spec = (UWord)small_val((Term)pc[3]), n = (UWord)small_val((Term)pc[4]);
+    UWord left = m[SB_BITS], pos = m[SB_OFFS];
+    if (((pos | n) & 7) == 0) {
+        if (n > left) FAIL_TO(pc[1]);
+        const unsigned char *s = bin_orig_data(m[SB_ORIG]) + pos / 8;
+        UWord v = 0;
+        if (spec & BS_LITTLE)
+            for (UWord k = n / 8; k-- > 0;) v = v << 8 | s[k];
+        else
+            for (UWord k = 0; k < n / 8; k++) v = v << 8 | s[k];
+        SWord sv = (SWord)v;
+        if ((spec & BS_SIGNED) && (v >> (n - 1)) & 1) sv = (SWord)(v | (~(UWord)0 << (n - 1)));
+        m[SB_OFFS] = pos + n;
+        m[SB_BITS] = left - n;
+        DST(pc[5]) = make_small(sv);
+        DISPATCH(6);
+    }
+    goto L_bs_get;
+}
+L_bs_get_tail: {
+    /* a large rest: the state itself, as bs_get (binary.c) explains */
+    Term ms = XREG(pc[2]);
+    const Term *m = boxed_ptr(ms);
+    UWord unit = (UWord)small_val((Term)pc[3]) >> BS_UNIT_SHIFT;
+    if (m[SB_OFFS] % 8 == 0 && m[SB_BITS] / 8 > BIN_HEAP_LIMIT && (unit == 1 || unit == 8) &&
+        (unit == 1 || m[SB_BITS] % 8 == 0)) {
+        DST(pc[5]) = ms;
+        DISPATCH(6);
+    }
+    goto L_bs_get;
 }
 L_bs_get: {
     Term r = bs_get(p, SRC(pc[2]), SRC(pc[3]), SRC(pc[4]));

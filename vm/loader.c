@@ -180,6 +180,17 @@ static UWord specialise(UWord op, const UWord *in, const UWord *end) {
         }
         if (operand_is_y(in[3]) && operand_is_x(in[4]) && operand_is_x(in[5])) return OP_mul_yx;
         return operand_is_x(in[3]) && !operand_is_y(in[4]) && operand_is_x(in[5]) ? OP_mul_x : op;
+    case OP_bs_get: {
+        /* the spec is a literal (codegen_bin.c); the size a literal or a register */
+        if (!operand_is_x(in[2]) || !IS_SMALL_LIT(in[3])) return op;
+        UWord spec = (UWord)small_val((Term)in[3]);
+        UWord type = spec & BS_TYPE_MASK, unit = spec >> BS_UNIT_SHIFT;
+        if (type == BS_INTEGER && unit == 1 && IS_SMALL_LIT(in[4]) &&
+            small_val((Term)in[4]) >= 1 && small_val((Term)in[4]) <= 56)
+            return OP_bs_get_int;
+        if (type == BS_BINARY && (Term)in[4] == ATOM_TERM(all)) return OP_bs_get_tail;
+        return op;
+    }
     case OP_fmove:
         if (operand_is_x(in[1])) return OP_fmove_x;
         if (operand_is_literal(in[1]) && is_float((Term)in[1])) return OP_fmove_lit;
