@@ -588,7 +588,7 @@ void cg_classify(Fn *f, Expr *e, CallInfo *ci, int dry) {
     /* local name(args) */
     ci->name = e->name;
     GenFun *gf = cg_find_local(g, e->name, n);
-    if (gf) { ci->kind = CK_LOCAL; ci->label = gf->entry_label; return; }
+    if (gf) { ci->kind = CK_LOCAL; ci->label = cg_bsm_call_label(f, e, gf); return; }
     const Import *im = find_import(g, e->name, n);
     if (im) {
         ci->kind = CK_EXT; ci->mod = im->module;
@@ -1532,10 +1532,17 @@ static int early_vars(Fn *f, Clause *c, char *early) {
     return any;
 }
 
-static void clause_body(Fn *f, Clause *c, int fail) {
+static void clause_body(Fn *f, Clause *c, int fail, int state, int reset) {
     GenFun *gf = f->gf;
     for (int i = 0; i < gf->arity; i++) f->xs[i] = R_ARG;
     f->xhi = gf->arity - 1;
+    if (state) {                      /* the state's start position (codegen_bsm.c) */
+        f->xs[gf->arity] = R_ARG;
+        f->xhi = gf->arity;
+        f->state_pat = c->patterns[gf->state_arg];
+        f->state_reset = reset;
+    }
+    cg_bsm_clause(f, c);
     f->head = 1;
     f->bif_fail = fail;
     for (int i = 0; i < gf->nparams && i < c->npat; i++) cg_match(f, c->patterns[i], REG_X(i), fail);
@@ -1594,7 +1601,7 @@ static int predict_frame(Fn *f, Clause *c) {
     return pred_body(f, c->body, c->nbody, 1);
 }
 
-static void gen_clause(Gen *g, GenFun *gf, Clause *c, int fail) {
+static void gen_clause(Gen *g, GenFun *gf, Clause *c, int fail, int state, int reset) {
     size_t ncode = g->ncode;
     int ngfs = g->ngfs, nlambdas = g->nlambdas, nfrefs = g->nfrefs, line = g->cur_line;
     int fc = g->fun_counter, lc = g->lc_counter, errors = g->errors;
@@ -1604,7 +1611,7 @@ static void gen_clause(Gen *g, GenFun *gf, Clause *c, int fail) {
     for (;;) {
         Fn *f = fn_new(g, gf, frame);
         f->boxset = boxset;
-        clause_body(f, c, fail);
+        clause_body(f, c, fail, state, reset);
         if (((f->retry && !frame) || f->fretry) && g->errors == errors) {
             g->ncode = ncode; g->ngfs = ngfs; g->nlambdas = nlambdas; g->nfrefs = nfrefs;
             g->last_move = SIZE_MAX;
@@ -1631,11 +1638,28 @@ static void gen_function(Gen *g, GenFun *gf) {
         cg_op(f, OP_call_ext_only, 2, (UWord)gf->arity, (UWord)gf->target_import);
         return;
     }
+    /* a state argument: one match state for its clauses (codegen_bsm.c) */
+    int sa = cg_state_arg(g, gf), ns = sa >= 0 ? gf->state_clauses : 0;
+    int after = ns == 0 || ns == gf->nclauses ? gf->info_label : ++g->nlabels;
+    if (sa >= 0) {
+        cg_op(f, OP_bs_start_match, 4, (UWord)after, REG_X(sa), REG_X(sa), (UWord)gf->arity);
+        cg_label(f, gf->state_label);
+        cg_op(f, OP_bs_get_position, 2, REG_X(sa), REG_X(gf->arity));
+    }
+    int moved = 0;                      /* a clause before may have moved the state */
     for (int i = 0; i < gf->nclauses; i++) {
         int last = i == gf->nclauses - 1;
-        int fail = last ? gf->info_label : ++g->nlabels;
-        gen_clause(g, gf, gf->clauses[i], fail);
-        if (!last) cg_label(f, fail);
+        int fail = last && ns != gf->nclauses ? gf->info_label : ++g->nlabels;
+        gen_clause(g, gf, gf->clauses[i], fail, i < ns, moved);
+        if (i < ns && gf->clauses[i]->patterns[sa]->nfields > 0) moved = 1;
+        if (last && ns != gf->nclauses) break;
+        cg_label(f, fail);
+        if (i == ns - 1) {
+            /* none of the state's clauses matched: the argument as it came */
+            cg_op(f, OP_bs_set_position, 2, REG_X(sa), REG_X(gf->arity));
+            if (after == gf->info_label) cg_op(f, OP_jump, 1, (UWord)gf->info_label);
+            else cg_label(f, after);
+        }
     }
 }
 

@@ -58,6 +58,10 @@ typedef struct GenFun {
     int line;
     const char *top; int top_arity;   /* enclosing module function, for names */
     int exported;
+    /* a state argument (codegen_bsm.c): its index, the clauses (from the
+     * first) that match it as a binary, the label past the start of its
+     * state; state_known once computed */
+    int state_known, state_arg, state_clauses, state_label;
 } GenFun;
 
 typedef struct FunRef { const char *mod, *name; int arity, lambda; } FunRef;
@@ -102,6 +106,11 @@ typedef struct Fn {
     int frgen;                        /* bumped where fr values die        */
     struct BoxSet *boxset;            /* float variables that need a term home too */
     int fretry;                       /* one was added: compile the clause again */
+    /* match states (codegen_bsm.c): the clause's pattern on the function's
+     * state argument, whether to set its position back first; the tails
+     * this clause hands on to a call */
+    Expr *state_pat; int state_reset;
+    const char **donate; int ndonate;
 } Fn;
 
 /* Float variables of a clause that some use needs as a term: they get a
@@ -178,6 +187,12 @@ void cg_test(Fn *f, Expr *e, int fail);
 int cg_type_test(Fn *f, Expr *call);
 int cg_irrefutable(Fn *f, Expr *p);
 int cg_is_guard_expr(Fn *f, Expr *e);
+
+/* codegen_bsm.c */
+int cg_state_arg(Gen *g, GenFun *gf);
+void cg_bsm_clause(Fn *f, Clause *c);
+int cg_bsm_donated(Fn *f, const char *name);
+int cg_bsm_call_label(Fn *f, Expr *call, GenFun *callee);
 
 /* codegen_map.c */
 void cg_map(Fn *f, Expr *e, UWord dest);

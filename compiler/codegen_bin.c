@@ -161,9 +161,16 @@ static UWord seg_dest(Fn *f, Expr *v)
 
 void cg_bin_match(Fn *f, Expr *p, UWord src, int fail)
 {
-    int live = cg_xlive(f);                  /* before ms, which holds nothing yet */
-    UWord ms = REG_X(cg_alloc_x(f, f->head ? R_ARG : R_TEMP));
-    cg_op(f, OP_bs_start_match, 4, (UWord)fail, src, ms, (UWord)live);
+    UWord ms;
+    int own = p != f->state_pat;
+    if (!own) {                              /* the function's state (codegen_bsm.c) */
+        ms = src;
+        if (f->state_reset) cg_op(f, OP_bs_set_position, 2, ms, REG_X(f->gf->arity));
+    } else {
+        int live = cg_xlive(f);              /* before ms, which holds nothing yet */
+        ms = REG_X(cg_alloc_x(f, f->head ? R_ARG : R_TEMP));
+        cg_op(f, OP_bs_start_match, 4, (UWord)fail, src, ms, (UWord)live);
+    }
     int to_end = 0;
     for (int i = 0; i < p->nfields; i++) {
         Field *fd = &p->fields[i];
@@ -194,6 +201,14 @@ void cg_bin_match(Fn *f, Expr *p, UWord src, int fail)
             UWord t = REG_X(cg_alloc_x(f, R_TEMP));
             cg_op(f, OP_bs_get, 5, (UWord)fail, ms, spec_term(&s), size, t);
             cg_free(f, t);
+        } else if (to_end && f->head && v->kind == E_VAR && !cg_is_bound(f, v->name) &&
+                   cg_bsm_donated(f, v->name)) {
+            /* a tail handed on to a call: the state itself is the rest */
+            if (s.unit > 1) cg_op(f, OP_bs_test_unit, 3, (UWord)fail, ms, (UWord)s.unit);
+            UWord d = seg_dest(f, v);
+            cg_move(f, ms, d);
+            cg_match(f, v, d, fail);
+            cg_free(f, d);
         } else {
             UWord d = seg_dest(f, v);
             cg_op(f, OP_bs_get, 5, (UWord)fail, ms, spec_term(&s), size, d);
@@ -203,5 +218,5 @@ void cg_bin_match(Fn *f, Expr *p, UWord src, int fail)
         cg_free(f, size);
     }
     if (!to_end) cg_op(f, OP_bs_test_tail, 2, (UWord)fail, ms);
-    cg_free(f, ms);
+    if (own) cg_free(f, ms);
 }

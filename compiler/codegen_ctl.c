@@ -615,6 +615,11 @@ static int bitgen_refutable(Expr *p) {
  *   h([], Free..., Acc) -> Acc;
  * a tail recursion whose every step is <<Acc/bitstring, A...>>, which
  * binary.c appends in place: O(n) bytes written in all, and no list. */
+static void note_any(void *ctx, const char *name, int weak) {
+    (void)name; (void)weak;
+    *(int *)ctx = 1;
+}
+
 static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
     Gen *g = f->g;
     int line = e->line;
@@ -701,10 +706,15 @@ static void lc_generator(Fn *f, Expr *e, int tail, UWord dest) {
     Expr **eargs = ast_alloc(sizeof(Expr *)); eargs[0] = tup;
     Expr *err = mk_erlang_call("error", eargs, 1, line);
     cs[nc++] = mk_clause(cg_mkvar(X, line), err, line);
-    if (q0->bitgen) {
+    int sized_by_var = 0;
+    for (int i = 0; q0->bitgen && i < pat->nfields; i++)
+        if (pat->fields[i].size) cg_collect_vars(pat->fields[i].size, note_any, &sized_by_var, 0);
+    if (q0->bitgen && sized_by_var) {
         /* h(B, Free...) -> case B of the clauses above end: a segment size
          * may name a free variable, which a function head cannot use (the
-         * free variables are bound after the head is matched) */
+         * free variables are bound after the head is matched). Otherwise
+         * the clauses stay the function's own, which match the binary with
+         * one state, handed from step to step (codegen_bsm.c). */
         snprintf(buf, sizeof buf, "%%B%d", k);
         const char *B = ast_intern(buf, strlen(buf));
         Expr *c = mk(E_CASE, line);

@@ -9,6 +9,7 @@
  * with the VM that defines the contract, not in the compiler.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bytecode.h"
@@ -50,9 +51,29 @@ static void put_fn(OutBuf *b, const CodeFunction *f) {
     ob_printf(b, "/%d", f->arity);
 }
 
+/* For each label, the function whose code it is in (or NULL). */
+static const CodeFunction **label_functions(const CodeModule *cm) {
+    const CodeFunction **in = calloc((size_t)cm->nlabels + 1, sizeof *in);
+    if (!in) return NULL;
+    const CodeFunction *cur = NULL;
+    for (size_t pc = 0; pc < cm->ncode;) {
+        UWord op = cm->code[pc];
+        if (op >= OP__COUNT) { pc++; continue; }
+        if (op == OP_label) {
+            UWord l = cm->code[pc + 1];
+            const CodeFunction *f = fn_at_label(cm, l, 0);
+            if (f) cur = f;
+            if (l <= (UWord)cm->nlabels) in[l] = cur;
+        }
+        pc += opcode_instr_size(cm->code + pc);
+    }
+    return in;
+}
+
 void disasm_module(FILE *out, const CodeModule *cm) {
     OutBuf b;
     ob_init(&b);
+    const CodeFunction **label_fn = label_functions(cm);
     ob_puts(&b, "module ");
     put_atom(&b, cm->name);
     ob_puts(&b, "\nexports");
@@ -74,6 +95,7 @@ void disasm_module(FILE *out, const CodeModule *cm) {
         size_t k = pc + 1;
         const char *fmt = opcode_formats[op];
         const CodeFunction *target = NULL;
+        int state = 0;
         for (const char *c = fmt; *c; c++) {
             ob_puts(&b, c == fmt ? " " : ", ");
             UWord v = cm->code[k++];
@@ -84,7 +106,12 @@ void disasm_module(FILE *out, const CodeModule *cm) {
             case 'a': put_atom(&b, (Term)v); break;
             case 'l':
                 ob_printf(&b, "L%lu", (unsigned long)v);
-                if (op == OP_call || op == OP_call_last || op == OP_call_only) target = fn_at_label(cm, v, 1);
+                if (op == OP_call || op == OP_call_last || op == OP_call_only) {
+                    target = fn_at_label(cm, v, 1);
+                    /* a call that hands on a match state enters past the
+                     * start (compiler/codegen_bsm.c) */
+                    if (!target && label_fn && v <= (UWord)cm->nlabels) { target = label_fn[v]; state = 1; }
+                }
                 break;
             case 'f':
                 if (v) ob_printf(&b, "L%lu", (unsigned long)v);
@@ -130,10 +157,11 @@ void disasm_module(FILE *out, const CodeModule *cm) {
             default: ob_printf(&b, "%lu", (unsigned long)v); break;
             }
         }
-        if (target) { ob_puts(&b, "   % "); put_fn(&b, target); }
+        if (target) { ob_puts(&b, "   % "); put_fn(&b, target); if (state) ob_puts(&b, ", its match state"); }
         ob_putc(&b, '\n');
         pc = k;
     }
     fwrite(b.buf, 1, b.len, out);
     ob_free(&b);
+    free(label_fn);
 }

@@ -967,6 +967,19 @@ L_bs_match_string:
     TEST(bs_match_string(SRC(pc[2]), SRC(pc[3])), 4);
 L_bs_test_tail:
     TEST(bs_at_end(SRC(pc[2])), 3);
+L_bs_test_unit:
+    TEST(pc[3] != 0 && boxed_ptr(SRC(pc[2]))[SB_BITS] % pc[3] == 0, 4);
+L_bs_get_position:
+    DST(pc[2]) = make_small((SWord)boxed_ptr(SRC(pc[1]))[SB_OFFS]);
+    DISPATCH(3);
+L_bs_set_position: {
+    /* the end (offset + bits) stays where it is */
+    Term *m = boxed_ptr(SRC(pc[1]));
+    UWord pos = (UWord)small_val(SRC(pc[2]));
+    m[SB_BITS] += m[SB_OFFS] - pos;
+    m[SB_OFFS] = pos;
+    DISPATCH(3);
+}
 
 L_badmatch:
     ERROR(tuple2(p, ATOM_TERM(badmatch), SRC(pc[1])));

@@ -19,17 +19,6 @@
 #include "emulator.h"
 #include "literal.h"
 
-/* Number of words an instruction takes, operands included. */
-static size_t instr_size(const UWord *code) {
-    const char *fmt = opcode_formats[code[0]];
-    size_t n = 1;
-    for (const char *f = fmt; *f; f++) {
-        if (*f == 'n') return n + 1 + code[n];
-        if (*f == 'J') return n + 1 + 2 * code[n];
-        n++;
-    }
-    return n;
-}
 
 static UWord fun_uniq(const CodeModule *cm, int lambda) {
     UWord h = 1469598103934665603ULL ^ (UWord)cm->name;
@@ -46,7 +35,7 @@ static int frame_set_by_moves(const UWord *in, const UWord *end) {
     UWord n = in[1];
     if (n == 0 || n > 64) return 0;
     uint64_t want = n == 64 ? ~0ull : (1ull << n) - 1, set = 0;
-    for (const UWord *j = in + instr_size(in); j < end && set != want; j += instr_size(j)) {
+    for (const UWord *j = in + opcode_instr_size(in); j < end && set != want; j += opcode_instr_size(j)) {
         if (j[0] == OP_line) continue;
         if (j[0] != OP_move || !operand_is_y(j[2])) return 0;
         int y = operand_y_index(j[2]);
@@ -214,11 +203,11 @@ LoadedModule *loader_load(const CodeModule *cm) {
 
     /* pass 1: label positions and the size of the final code */
     size_t out = 0;
-    for (size_t i = 0; i < cm->ncode; i += instr_size(cm->code + i)) {
+    for (size_t i = 0; i < cm->ncode; i += opcode_instr_size(cm->code + i)) {
         UWord op = cm->code[i];
         if (op == OP_label) label_at[cm->code[i + 1]] = out;
         else if (op == OP_line) nlines++;
-        else out += instr_size(cm->code + i);
+        else out += opcode_instr_size(cm->code + i);
     }
 
     LoadedModule *lm = GC_MALLOC(sizeof *lm);
@@ -243,7 +232,7 @@ LoadedModule *loader_load(const CodeModule *cm) {
 #define LABEL(n) ((n) ? (UWord)(lm->code + label_at[(n)]) : (UWord)0)
     /* pass 2: write threaded code */
     out = 0;
-    for (size_t i = 0; i < cm->ncode; i += instr_size(cm->code + i)) {
+    for (size_t i = 0; i < cm->ncode; i += opcode_instr_size(cm->code + i)) {
         const UWord *in = cm->code + i;
         UWord op = in[0];
         if (op == OP_label) continue;
@@ -255,7 +244,7 @@ LoadedModule *loader_load(const CodeModule *cm) {
         }
         Instr *w = lm->code + out;
         UWord sop = specialise(op, in, cm->code + cm->ncode);
-        const UWord *next = in + instr_size(in);
+        const UWord *next = in + opcode_instr_size(in);
         if (next < cm->code + cm->ncode && fusable(sop))
             sop = fuse(sop, in, next, specialise(next[0], next, cm->code + cm->ncode));
         w[0] = (Instr)handlers[sop];

@@ -13,3 +13,14 @@ const char *const opcode_formats[OP__COUNT] = {
 #include "opcodes.def"
 #undef OP
 };
+
+size_t opcode_instr_size(const UWord *code)
+{
+    size_t n = 1;
+    for (const char *f = opcode_formats[code[0]]; *f; f++) {
+        if (*f == 'n') return n + 1 + code[n];
+        if (*f == 'J') return n + 1 + 2 * code[n];
+        n++;
+    }
+    return n;
+}

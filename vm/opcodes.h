@@ -17,6 +17,8 @@ typedef enum {
 
 extern const char *const opcode_names[OP__COUNT];
 extern const char *const opcode_formats[OP__COUNT];
+/* The words an instruction takes, operands included (code[0] a valid opcode). */
+size_t opcode_instr_size(const UWord *code);
 
 /* ---- operand encoding: the one definition of how an operand word reads ----
  *

@@ -1,0 +1,201 @@
+/* codegen_bsm.c — one match state for a function's binary argument, handed
+ * on to the recursive call that takes the rest (what BEAM's compiler calls
+ * match context reuse).
+ *
+ * A parser written the Erlang way recurses on the rest of a binary:
+ *
+ *     parse(<<>>, A) -> A;
+ *     parse(<<$\n, Rest/binary>>, A) -> parse(Rest, A + 1);
+ *     parse(<<_, Rest/binary>>, A) -> parse(Rest, A).
+ *
+ * Compiled clause by clause, each clause starts its own match state (a
+ * sub-binary on the heap) and the rest is one more: two or three objects a
+ * byte, all garbage at once. Instead:
+ *
+ *  - A function whose first clauses (at least one) all match argument i with
+ *    a binary pattern, not an alias (`<<...>> = B`) nor a variable, has a
+ *    *state argument*. Its entry starts one state in x(i) itself, then (at
+ *    its state label) saves the state's position in x(arity); every one of
+ *    those clauses matches on x(i), a clause after one that may have moved
+ *    it first setting the position back. When none of them matches, the
+ *    position is set back and the clauses after them (or function_clause)
+ *    see a binary equal to the argument: the state is a sub-binary of the
+ *    same bits.
+ *  - A variable bound to the tail of a binary pattern in a clause head
+ *    (`Rest/binary` or `Rest/bits` last) whose one use in the guard and body
+ *    is as the argument, at the callee's state position, of a local call
+ *    that runs once (not in a fun nor in a comprehension's repeated part) is
+ *    *handed on*: the head binds it to the match state itself (after a unit
+ *    test for /binary), and the call enters the callee at its state label,
+ *    so the callee goes on matching in the same object. Nothing else can see
+ *    that object any more (its one use is the call), so moving it on in
+ *    place is safe; every other use of a tail, and every call that enters
+ *    at the function's entry, gets a state of its own as before.
+ *
+ * The parser above then makes no object a byte at all.
+ */
+#include <string.h>
+
+#include "codegen.h"
+
+static int is_tail_var(Field *fd)
+{
+    if (fd->size || fd->value->kind != E_VAR) return 0;
+    for (int i = 0; i < fd->ntypes; i++)
+        if (!strcmp(fd->types[i], "binary") || !strcmp(fd->types[i], "bytes") ||
+            !strcmp(fd->types[i], "bits") || !strcmp(fd->types[i], "bitstring"))
+            return 1;
+    return 0;
+}
+
+int cg_state_arg(Gen *g, GenFun *gf)
+{
+    if (gf->state_known) return gf->state_arg;
+    gf->state_known = 1;
+    gf->state_arg = -1;
+    if (gf->kind != GF_CLAUSES || gf->arity + 1 >= XMAX) return -1;
+    for (int i = 0; i < gf->nparams; i++) {
+        int k = 0;
+        while (k < gf->nclauses && i < gf->clauses[k]->npat && gf->clauses[k]->patterns[i]->kind == E_BIN)
+            k++;
+        if (k > 0) {
+            gf->state_arg = i;
+            gf->state_clauses = k;
+            gf->state_label = ++g->nlabels;
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* ---- which tails are handed on ------------------------------------------ */
+
+typedef struct Uses { const char **names; int *count; int n, cap; } Uses;
+
+static void count_use(void *ctx, const char *name, int weak)
+{
+    (void)weak;
+    Uses *u = ctx;
+    for (int i = 0; i < u->n; i++)
+        if (u->names[i] == name) { u->count[i]++; return; }
+}
+
+/* The names bound to a binary pattern's tail anywhere in p. */
+static void head_tails(Expr *p, Uses *u)
+{
+    if (!p) return;
+    switch (p->kind) {
+    case E_BIN:
+        if (p->nfields > 0 && is_tail_var(&p->fields[p->nfields - 1])) {
+            const char *v = p->fields[p->nfields - 1].value->name;
+            if (v[0] == '_') return;                /* _ and _Rest: nothing to hand on */
+            if (u->n == u->cap) {
+                int cap = u->cap ? 2 * u->cap : 4;
+                const char **nn = GC_MALLOC(sizeof *nn * (size_t)cap);
+                int *nc = GC_MALLOC_ATOMIC(sizeof *nc * (size_t)cap);
+                if (u->n) { memcpy(nn, u->names, sizeof *nn * (size_t)u->n); memcpy(nc, u->count, sizeof *nc * (size_t)u->n); }
+                u->names = nn; u->count = nc; u->cap = cap;
+            }
+            u->names[u->n] = v; u->count[u->n++] = 0;
+        }
+        return;
+    case E_CONS: case E_MATCH: head_tails(p->a, u); head_tails(p->b, u); return;
+    case E_TUPLE: for (int i = 0; i < p->n; i++) head_tails(p->elems[i], u); return;
+    case E_MAP: for (int i = 0; i < p->nfields; i++) head_tails(p->fields[i].value, u); return;
+    default: return;
+    }
+}
+
+/* Local calls in e that run at most once each time e does: fun bodies and
+ * the repeated parts of comprehensions are not walked. For each, a tail
+ * name at the callee's state position is marked (count -1000: one use, and
+ * that one this). */
+static void mark_calls(Fn *f, Expr *e, Uses *u);
+
+static void mark_body(Fn *f, Expr **es, int n, Uses *u)
+{
+    for (int i = 0; i < n; i++) mark_calls(f, es[i], u);
+}
+
+static void mark_clauses(Fn *f, Clause **cs, int n, Uses *u)
+{
+    for (int i = 0; i < n; i++) mark_body(f, cs[i]->body, cs[i]->nbody, u);
+}
+
+static void mark_calls(Fn *f, Expr *e, Uses *u)
+{
+    if (!e) return;
+    switch (e->kind) {
+    case E_CALL:
+        if (!e->mod && !e->fun) {
+            GenFun *callee = cg_find_local(f->g, e->name, e->n);
+            int sa = callee ? cg_state_arg(f->g, callee) : -1;
+            if (sa >= 0 && sa < e->n && e->elems[sa]->kind == E_VAR)
+                for (int i = 0; i < u->n; i++)
+                    if (u->names[i] == e->elems[sa]->name) u->count[i] -= 1000;
+        }
+        if (e->mod) mark_calls(f, e->mod, u);
+        if (e->fun) mark_calls(f, e->fun, u);
+        for (int i = 0; i < e->n; i++) mark_calls(f, e->elems[i], u);
+        return;
+    case E_FUN: case E_FUNREF: return;
+    case E_LC: case E_BIN_LC:
+        for (int i = 0; i < e->n; i++)
+            if (e->elems[i]->kind == E_GENERATOR) return;   /* a and b repeat */
+        mark_calls(f, e->a, u); mark_calls(f, e->b, u);
+        return;
+    case E_CASE: case E_RECEIVE: case E_IF:
+        mark_calls(f, e->a, u); mark_calls(f, e->timeout, u);
+        mark_clauses(f, e->clauses, e->nclauses, u);
+        mark_body(f, e->body, e->nbody, u);
+        return;
+    case E_TRY:
+        mark_body(f, e->body, e->nbody, u);
+        mark_clauses(f, e->clauses, e->nclauses, u);
+        mark_clauses(f, e->catches, e->ncatches, u);
+        mark_body(f, e->after, e->nafter, u);
+        return;
+    case E_BLOCK: mark_body(f, e->body, e->nbody, u); return;
+    default:
+        mark_calls(f, e->a, u); mark_calls(f, e->b, u);
+        if (e->kind == E_TUPLE) for (int i = 0; i < e->n; i++) mark_calls(f, e->elems[i], u);
+        for (int i = 0; i < e->nfields; i++) {
+            mark_calls(f, e->fields[i].key, u);
+            mark_calls(f, e->fields[i].value, u);
+            mark_calls(f, e->fields[i].size, u);
+        }
+        return;
+    }
+}
+
+void cg_bsm_clause(Fn *f, Clause *c)
+{
+    Uses u = { 0 };
+    for (int i = 0; i < c->npat; i++) head_tails(c->patterns[i], &u);
+    f->donate = NULL; f->ndonate = 0;
+    if (!u.n) return;
+    if (c->guard)
+        for (int a = 0; a < c->guard->nalts; a++)
+            for (int t = 0; t < c->guard->alts[a].ntests; t++)
+                cg_collect_vars(c->guard->alts[a].tests[t], count_use, &u, 0);
+    for (int i = 0; i < c->nbody; i++) cg_collect_vars(c->body[i], count_use, &u, 0);
+    mark_body(f, c->body, c->nbody, &u);
+    f->donate = GC_MALLOC(sizeof *f->donate * (size_t)u.n);
+    for (int i = 0; i < u.n; i++)
+        if (u.count[i] == 1 - 1000) f->donate[f->ndonate++] = u.names[i];
+}
+
+int cg_bsm_donated(Fn *f, const char *name)
+{
+    for (int i = 0; i < f->ndonate; i++)
+        if (f->donate[i] == name) return 1;
+    return 0;
+}
+
+int cg_bsm_call_label(Fn *f, Expr *call, GenFun *callee)
+{
+    int sa = cg_state_arg(f->g, callee);
+    if (sa >= 0 && sa < call->n && call->elems[sa]->kind == E_VAR && cg_bsm_donated(f, call->elems[sa]->name))
+        return callee->state_label;
+    return callee->entry_label;
+}
