@@ -898,6 +898,49 @@ L_bs_create: {
     DST(pc[3]) = r;
     DISPATCH(5 + n);
 }
+L_bs_append_int: {
+    /* the operands: spec, Acc, all, spec, V, K. What bs_append (binary.c)
+     * does for a ProcBin whose buffer ends where Acc does and has room,
+     * without the call: K / 8 bytes of V written after Acc's; a private
+     * accumulator (a binary comprehension's) grows in place, any other Acc
+     * gets a new ProcBin of the longer length, on the heap if it has room. */
+    Term acc = SRC(pc[6]), v = SRC(pc[9]);
+    UWord s0 = (UWord)small_val((Term)pc[5]), s1 = (UWord)small_val((Term)pc[8]);
+    UWord nb = (UWord)small_val((Term)pc[10]) / 8;
+    if (is_small(v) && is_boxed(acc) && header_subtag(boxed_ptr(acc)[0]) == BOXED_REFC_BIN &&
+        !binary_gc_due(p) && ((s0 & BS_PRIVATE) || (size_t)(E - p->htop) >= PROC_BIN_WORDS)) {
+        Term *pb = boxed_ptr(acc);
+        Binary *b = (Binary *)pb[PB_VAL];
+        UWord have = pb[PB_SIZE];
+        if (have * 8 == b->used_bits && have + nb <= b->size &&
+            !atomic_load_explicit(&b->frozen, memory_order_relaxed)) {
+            UWord u = (UWord)small_val(v);
+            unsigned char *d = b->data + have;
+            if (s1 & BS_LITTLE)
+                for (UWord k = 0; k < nb; k++, u >>= 8) d[k] = (unsigned char)u;
+            else
+                for (UWord k = nb; k-- > 0; u >>= 8) d[k] = (unsigned char)u;
+            b->used_bits = (have + nb) * 8;
+            p->bin_vheap += nb;
+            if (s0 & BS_PRIVATE) {
+                pb[PB_SIZE] = have + nb;
+                DST(pc[3]) = acc;
+            } else {
+                atomic_fetch_add_explicit(&b->refc, 1, memory_order_relaxed);
+                Term *hp = p->htop;
+                p->htop = hp + PROC_BIN_WORDS;
+                hp[0] = make_header(PROC_BIN_WORDS - 1, BOXED_REFC_BIN);
+                hp[PB_SIZE] = have + nb;
+                hp[PB_VAL] = (Term)b;
+                hp[PB_NEXT] = (Term)p->mso;
+                p->mso = hp;
+                DST(pc[3]) = make_boxed(hp);
+            }
+            DISPATCH(5 + 6);
+        }
+    }
+    goto L_bs_create;
+}
 L_bs_start_match: {
     /* the state: a sub-binary of the source's bits, on the heap. It has a
      * live count so that it can collect: a parser that recurses on the
@@ -954,6 +997,20 @@ L_bs_get_tail: {
         (unit == 1 || m[SB_BITS] % 8 == 0)) {
         DST(pc[5]) = ms;
         DISPATCH(6);
+    }
+    goto L_bs_get;
+}
+L_bs_get_utf8: {
+    Term *m = boxed_ptr(XREG(pc[2]));
+    UWord left = m[SB_BITS], pos = m[SB_OFFS];
+    if (pos % 8 == 0 && left >= 8) {
+        unsigned c = bin_orig_data(m[SB_ORIG])[pos / 8];
+        if (c < 0x80) {
+            m[SB_OFFS] = pos + 8;
+            m[SB_BITS] = left - 8;
+            DST(pc[5]) = make_small((SWord)c);
+            DISPATCH(6);
+        }
     }
     goto L_bs_get;
 }

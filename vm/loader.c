@@ -178,7 +178,20 @@ static UWord specialise(UWord op, const UWord *in, const UWord *end) {
             small_val((Term)in[4]) >= 1 && small_val((Term)in[4]) <= 56)
             return OP_bs_get_int;
         if (type == BS_BINARY && (Term)in[4] == ATOM_TERM(all)) return OP_bs_get_tail;
+        if (type == BS_UTF8) return OP_bs_get_utf8;
         return op;
+    }
+    case OP_bs_create: {
+        /* <<Acc/binary, V:K>>, K a literal number of whole bytes up to 7 */
+        if (in[4] != 6 || !IS_SMALL_LIT(in[5]) || (Term)in[7] != ATOM_TERM(all) ||
+            !IS_SMALL_LIT(in[8]) || !IS_SMALL_LIT(in[10]))
+            return op;
+        UWord s0 = (UWord)small_val((Term)in[5]), s1 = (UWord)small_val((Term)in[8]);
+        SWord k = small_val((Term)in[10]);
+        if ((s0 & BS_TYPE_MASK) != BS_BINARY || (s1 & BS_TYPE_MASK) != BS_INTEGER ||
+            (s1 >> BS_UNIT_SHIFT) != 1 || k < 8 || k > 56 || k % 8)
+            return op;
+        return OP_bs_append_int;
     }
     case OP_fmove:
         if (operand_is_x(in[1])) return OP_fmove_x;
