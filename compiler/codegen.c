@@ -1647,14 +1647,38 @@ static void gen_function(Gen *g, GenFun *gf) {
         cg_op(f, OP_bs_get_position, 2, REG_X(sa), REG_X(gf->arity));
     }
     int moved = 0;                      /* a clause before may have moved the state */
-    for (int i = 0; i < gf->nclauses; i++) {
-        int last = i == gf->nclauses - 1;
+    for (int i = 0; i < gf->nclauses;) {
+        int run = i < ns ? cg_bsm_byte_run(gf, i) : 0;
+        int next = i + (run >= 2 ? run : 1);
+        int last = next == gf->nclauses;
         int fail = last && ns != gf->nclauses ? gf->info_label : ++g->nlabels;
-        gen_clause(g, gf, gf->clauses[i], fail, i < ns, moved);
-        if (i < ns && gf->clauses[i]->patterns[sa]->nfields > 0) moved = 1;
+        if (run >= 2) {
+            /* clauses that start with different bytes: read the byte once
+             * and jump to the one clause it may be (codegen_bsm.c) */
+            UWord key = REG_X(gf->arity + 1);
+            if (moved) cg_op(f, OP_bs_set_position, 2, REG_X(sa), REG_X(gf->arity));
+            cg_op(f, OP_bs_get, 5, (UWord)fail, REG_X(sa),
+                  make_small(BS_INTEGER | (1 << BS_UNIT_SHIFT)), make_small(8), key);
+            int *at = GC_MALLOC_ATOMIC(sizeof(int) * (size_t)run);
+            cg_op(f, OP_select_val, 3, key, (UWord)fail, (UWord)run);
+            for (int j = 0; j < run; j++) {
+                at[j] = ++g->nlabels;
+                cg_emit(f, make_small(cg_bsm_run_byte(gf, i + j)));
+                cg_emit(f, (UWord)at[j]);
+            }
+            for (int j = 0; j < run; j++) {
+                cg_label(f, at[j]);
+                gen_clause(g, gf, cg_bsm_after_byte(gf, i + j), fail, 1, 0);
+            }
+            moved = 1;
+        } else {
+            gen_clause(g, gf, gf->clauses[i], fail, i < ns, moved);
+            if (i < ns && gf->clauses[i]->patterns[sa]->nfields > 0) moved = 1;
+        }
+        i = next;
         if (last && ns != gf->nclauses) break;
         cg_label(f, fail);
-        if (i == ns - 1) {
+        if (i == ns) {
             /* none of the state's clauses matched: the argument as it came */
             cg_op(f, OP_bs_set_position, 2, REG_X(sa), REG_X(gf->arity));
             if (after == gf->info_label) cg_op(f, OP_jump, 1, (UWord)gf->info_label);

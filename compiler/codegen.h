@@ -193,6 +193,11 @@ int cg_state_arg(Gen *g, GenFun *gf);
 void cg_bsm_clause(Fn *f, Clause *c);
 int cg_bsm_donated(Fn *f, const char *name);
 int cg_bsm_call_label(Fn *f, Expr *call, GenFun *callee);
+/* Clauses from `from` on that start with distinct plain bytes, how many;
+ * the byte of clause i; clause i with that byte taken off its pattern. */
+int cg_bsm_byte_run(GenFun *gf, int from);
+int cg_bsm_run_byte(GenFun *gf, int i);
+Clause *cg_bsm_after_byte(GenFun *gf, int i);
 
 /* codegen_map.c */
 void cg_map(Fn *f, Expr *e, UWord dest);

@@ -53,7 +53,7 @@ int cg_state_arg(Gen *g, GenFun *gf)
     if (gf->state_known) return gf->state_arg;
     gf->state_known = 1;
     gf->state_arg = -1;
-    if (gf->kind != GF_CLAUSES || gf->arity + 1 >= XMAX) return -1;
+    if (gf->kind != GF_CLAUSES || gf->arity + 2 >= XMAX) return -1;
     for (int i = 0; i < gf->nparams; i++) {
         int k = 0;
         while (k < gf->nclauses && i < gf->clauses[k]->npat && gf->clauses[k]->patterns[i]->kind == E_BIN)
@@ -198,4 +198,61 @@ int cg_bsm_call_label(Fn *f, Expr *call, GenFun *callee)
     if (sa >= 0 && sa < call->n && call->elems[sa]->kind == E_VAR && cg_bsm_donated(f, call->elems[sa]->name))
         return callee->state_label;
     return callee->entry_label;
+}
+
+/* ---- a run of clauses told apart by their first byte -------------------- */
+
+/* The byte a state clause's pattern starts with, when it starts with a
+ * plain byte (<<$h, ...>>, <<"GIF8", ...>>: no type, no size); else -1. */
+static int first_byte(Expr *p)
+{
+    if (p->nfields == 0) return -1;
+    Field *fd = &p->fields[0];
+    if (fd->ntypes || fd->size) return -1;
+    Expr *v = fd->value;
+    if (v->kind == E_INT && !v->big && v->ival >= 0 && v->ival <= 255) return (int)v->ival;
+    if (v->kind == E_STRING && v->len > 0 && v->str[0] >= 0 && v->str[0] <= 255) return v->str[0];
+    return -1;
+}
+
+int cg_bsm_byte_run(GenFun *gf, int from)
+{
+    char seen[256] = { 0 };
+    int n = 0;
+    for (int i = from; i < gf->state_clauses; i++, n++) {
+        int b = first_byte(gf->clauses[i]->patterns[gf->state_arg]);
+        if (b < 0 || seen[b]) break;
+        seen[b] = 1;
+    }
+    return n;
+}
+
+int cg_bsm_run_byte(GenFun *gf, int i)
+{
+    return first_byte(gf->clauses[i]->patterns[gf->state_arg]);
+}
+
+Clause *cg_bsm_after_byte(GenFun *gf, int i)
+{
+    Clause *c = gf->clauses[i], *r = ast_alloc(sizeof *r);
+    *r = *c;
+    r->patterns = ast_alloc(sizeof(Expr *) * (size_t)c->npat);
+    memcpy(r->patterns, c->patterns, sizeof(Expr *) * (size_t)c->npat);
+    Expr *p = c->patterns[gf->state_arg], *q = ast_alloc(sizeof *q);
+    *q = *p;
+    Expr *v = p->fields[0].value;
+    if (v->kind == E_STRING && v->len > 1) {    /* the string's other bytes stay */
+        q->fields = ast_alloc(sizeof(Field) * (size_t)p->nfields);
+        memcpy(q->fields, p->fields, sizeof(Field) * (size_t)p->nfields);
+        Expr *s = ast_alloc(sizeof *s);
+        *s = *v;
+        s->str = v->str + 1;
+        s->len = v->len - 1;
+        q->fields[0].value = s;
+    } else {
+        q->fields = p->fields + 1;
+        q->nfields = p->nfields - 1;
+    }
+    r->patterns[gf->state_arg] = q;
+    return r;
 }

@@ -876,6 +876,20 @@ L_select_val: {
     FAIL_TO(pc[2]);
 }
 
+L_select_val_imm: {
+    /* an immediate equals exactly only its own word; a boxed value equals none */
+    Term v = SRC(pc[1]);
+    const Instr *pair = pc + 4;
+    UWord lo = 0, hi = pc[3];
+    while (lo < hi) {
+        UWord mid = (lo + hi) / 2;
+        if ((Term)pair[2 * mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < pc[3] && (Term)pair[2 * lo] == v) FAIL_TO(pair[2 * lo + 1]);
+    FAIL_TO(pc[2]);
+}
+
 L_jump:
     FAIL_TO(pc[1]);
 

@@ -181,6 +181,11 @@ static UWord specialise(UWord op, const UWord *in, const UWord *end) {
         if (type == BS_UTF8) return OP_bs_get_utf8;
         return op;
     }
+    case OP_select_val: {
+        for (UWord j = 0; j < in[3]; j++)
+            if (!IS_IMM(in[4 + 2 * j])) return op;
+        return OP_select_val_imm;
+    }
     case OP_bs_create: {
         /* <<Acc/binary, V:K>>, K a literal number of whole bytes up to 7 */
         if (in[4] != 6 || !IS_SMALL_LIT(in[5]) || (Term)in[7] != ATOM_TERM(all) ||
@@ -283,6 +288,19 @@ LoadedModule *loader_load(const CodeModule *cm) {
                 k += 2 * v;
                 break;
             default: w[k] = v; break;
+            }
+        }
+        if (sop == OP_select_val_imm) {             /* pairs in word order, for a binary search */
+            UWord *pair = (UWord *)w + 4, n = w[3];
+            for (UWord j = 1; j < n; j++) {         /* stable: the first of equal keys wins */
+                UWord key = pair[2 * j], to = pair[2 * j + 1], m = j;
+                while (m > 0 && pair[2 * (m - 1)] > key) {
+                    pair[2 * m] = pair[2 * (m - 1)];
+                    pair[2 * m + 1] = pair[2 * (m - 1) + 1];
+                    m--;
+                }
+                pair[2 * m] = key;
+                pair[2 * m + 1] = to;
             }
         }
         if (sop == OP_fmove_lit) {                   /* the double itself, not a term */
