@@ -205,10 +205,14 @@ void cg_bin_match(Fn *f, Expr *p, UWord src, int fail)
                    cg_bsm_donated(f, v->name)) {
             /* a tail handed on to a call: the state itself is the rest */
             if (s.unit > 1) cg_op(f, OP_bs_test_unit, 3, (UWord)fail, ms, (UWord)s.unit);
-            UWord d = seg_dest(f, v);
-            cg_move(f, ms, d);
-            cg_match(f, v, d, fail);
-            cg_free(f, d);
+            if (!own) {
+                cg_match(f, v, ms, fail);    /* the argument's register, as a plain variable pattern's */
+            } else {
+                UWord d = seg_dest(f, v);
+                cg_move(f, ms, d);
+                cg_match(f, v, d, fail);
+                cg_free(f, d);
+            }
         } else {
             UWord d = seg_dest(f, v);
             cg_op(f, OP_bs_get, 5, (UWord)fail, ms, spec_term(&s), size, d);
