@@ -141,6 +141,14 @@ static Term build_trace(Process *p, const Instr *pc, const Instr *cp, Term top) 
     return l;
 }
 
+/* The handler an exception unwinds to is a `catch` (not a try, and not the
+ * end of the process). */
+static int caught_by_catch(const Process *p) {
+    for (const Term *s = p->stop; s < p->hend; s++)
+        if (is_catch(*s)) return *catch_val(*s) == (Instr)handler_table[OP_catch_end];
+    return 0;
+}
+
 /* Two numbers as doubles for a float operation: both floats, or a float
  * and a small integer (converted exactly as arith.c does). */
 static inline int float_pair(Term a, Term b, double *x, double *y) {
@@ -1446,7 +1454,11 @@ yield:
 
 /* ---- exceptions ---- */
 raise:
-    p->exc_trace = build_trace(p, pc, cp, top_frame);
+    /* A throw that a `catch` takes (its value is the thrown term) has no
+     * use for a trace, and building one (locating each frame's function
+     * and line, a list of tuples) cost more than the rest of the throw */
+    p->exc_trace = p->exc_class == EXC_THROW && caught_by_catch(p) ? NIL
+                 : build_trace(p, pc, cp, top_frame);
     top_frame = THE_NON_VALUE;
 unwind: {
     Term *frame = NULL;
