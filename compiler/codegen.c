@@ -1532,7 +1532,7 @@ static int early_vars(Fn *f, Clause *c, char *early) {
     return any;
 }
 
-static void clause_body(Fn *f, Clause *c, int fail, int state, int reset) {
+static void clause_body(Fn *f, Clause *c, int fail, int state, int reset, Expr *key) {
     GenFun *gf = f->gf;
     for (int i = 0; i < gf->arity; i++) f->xs[i] = R_ARG;
     f->xhi = gf->arity - 1;
@@ -1541,6 +1541,11 @@ static void clause_body(Fn *f, Clause *c, int fail, int state, int reset) {
         f->xhi = gf->arity;
         f->state_pat = c->patterns[gf->state_arg];
         f->state_reset = reset;
+        f->state_key = key;
+        if (key) {                    /* and the first byte, read already */
+            f->xs[gf->arity + 1] = R_ARG;
+            f->xhi = gf->arity + 1;
+        }
     }
     cg_bsm_clause(f, c);
     f->head = 1;
@@ -1601,7 +1606,7 @@ static int predict_frame(Fn *f, Clause *c) {
     return pred_body(f, c->body, c->nbody, 1);
 }
 
-static void gen_clause(Gen *g, GenFun *gf, Clause *c, int fail, int state, int reset) {
+static void gen_clause(Gen *g, GenFun *gf, Clause *c, int fail, int state, int reset, Expr *key) {
     size_t ncode = g->ncode;
     int ngfs = g->ngfs, nlambdas = g->nlambdas, nfrefs = g->nfrefs, line = g->cur_line;
     int fc = g->fun_counter, lc = g->lc_counter, errors = g->errors;
@@ -1611,7 +1616,7 @@ static void gen_clause(Gen *g, GenFun *gf, Clause *c, int fail, int state, int r
     for (;;) {
         Fn *f = fn_new(g, gf, frame);
         f->boxset = boxset;
-        clause_body(f, c, fail, state, reset);
+        clause_body(f, c, fail, state, reset, key);
         if (((f->retry && !frame) || f->fretry) && g->errors == errors) {
             g->ncode = ncode; g->ngfs = ngfs; g->nlambdas = nlambdas; g->nfrefs = nfrefs;
             g->last_move = SIZE_MAX;
@@ -1649,18 +1654,21 @@ static void gen_function(Gen *g, GenFun *gf) {
     int moved = 0;                      /* a clause before may have moved the state */
     for (int i = 0; i < gf->nclauses;) {
         int run = i < ns ? cg_bsm_byte_run(gf, i) : 0;
-        int next = i + (run >= 2 ? run : 1);
+        Expr *var = run >= 1 && i + run < ns ? cg_bsm_var_byte(gf, i + run) : NULL;
+        int select = run >= 2 || var;
+        int next = i + (select ? run + (var != NULL) : 1);
         int last = next == gf->nclauses;
         int fail = last && ns != gf->nclauses ? gf->info_label : ++g->nlabels;
-        if (run >= 2) {
-            /* clauses that start with different bytes: read the byte once
-             * and jump to the one clause it may be (codegen_bsm.c) */
-            UWord key = REG_X(gf->arity + 1);
+        if (select) {
+            /* clauses that start with different bytes, and perhaps one after
+             * them that takes any byte: read the byte once and jump to the
+             * one clause it may be (codegen_bsm.c) */
+            UWord key = REG_X(gf->arity + 1), spec = make_small(BS_INTEGER | (1 << BS_UNIT_SHIFT));
+            int any = var ? ++g->nlabels : fail, again = var ? ++g->nlabels : fail;
             if (moved) cg_op(f, OP_bs_set_position, 2, REG_X(sa), REG_X(gf->arity));
-            cg_op(f, OP_bs_get, 5, (UWord)fail, REG_X(sa),
-                  make_small(BS_INTEGER | (1 << BS_UNIT_SHIFT)), make_small(8), key);
+            cg_op(f, OP_bs_get, 5, (UWord)fail, REG_X(sa), spec, make_small(8), key);
             int *at = GC_MALLOC_ATOMIC(sizeof(int) * (size_t)run);
-            cg_op(f, OP_select_val, 3, key, (UWord)fail, (UWord)run);
+            cg_op(f, OP_select_val, 3, key, (UWord)any, (UWord)run);
             for (int j = 0; j < run; j++) {
                 at[j] = ++g->nlabels;
                 cg_emit(f, make_small(cg_bsm_run_byte(gf, i + j)));
@@ -1668,11 +1676,19 @@ static void gen_function(Gen *g, GenFun *gf) {
             }
             for (int j = 0; j < run; j++) {
                 cg_label(f, at[j]);
-                gen_clause(g, gf, cg_bsm_after_byte(gf, i + j), fail, 1, 0);
+                gen_clause(g, gf, cg_bsm_after_byte(gf, i + j), again, 1, 0, NULL);
+            }
+            if (var) {
+                /* a clause of the run failed after its byte: read it again */
+                cg_label(f, again);
+                cg_op(f, OP_bs_set_position, 2, REG_X(sa), REG_X(gf->arity));
+                cg_op(f, OP_bs_get, 5, (UWord)fail, REG_X(sa), spec, make_small(8), key);
+                cg_label(f, any);
+                gen_clause(g, gf, cg_bsm_after_byte(gf, i + run), fail, 1, 0, var);
             }
             moved = 1;
         } else {
-            gen_clause(g, gf, gf->clauses[i], fail, i < ns, moved);
+            gen_clause(g, gf, gf->clauses[i], fail, i < ns, moved, NULL);
             if (i < ns && gf->clauses[i]->patterns[sa]->nfields > 0) moved = 1;
         }
         i = next;

@@ -110,6 +110,7 @@ typedef struct Fn {
      * state argument, whether to set its position back first; the tails
      * this clause hands on to a call */
     Expr *state_pat; int state_reset;
+    Expr *state_key;                  /* the pattern of a first byte read already, in x(arity + 1) */
     const char **donate; int ndonate;
 } Fn;
 
@@ -198,6 +199,8 @@ int cg_bsm_call_label(Fn *f, Expr *call, GenFun *callee);
 int cg_bsm_byte_run(GenFun *gf, int from);
 int cg_bsm_run_byte(GenFun *gf, int i);
 Clause *cg_bsm_after_byte(GenFun *gf, int i);
+/* Clause i's pattern starts with a plain byte variable (<<C, ...>>): it. */
+Expr *cg_bsm_var_byte(GenFun *gf, int i);
 
 /* codegen_map.c */
 void cg_map(Fn *f, Expr *e, UWord dest);

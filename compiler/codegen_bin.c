@@ -166,6 +166,7 @@ void cg_bin_match(Fn *f, Expr *p, UWord src, int fail)
     if (!own) {                              /* the function's state (codegen_bsm.c) */
         ms = src;
         if (f->state_reset) cg_op(f, OP_bs_set_position, 2, ms, REG_X(f->gf->arity));
+        if (f->state_key) cg_match(f, f->state_key, REG_X(f->gf->arity + 1), fail);
     } else {
         int live = cg_xlive(f);              /* before ms, which holds nothing yet */
         ms = REG_X(cg_alloc_x(f, f->head ? R_ARG : R_TEMP));

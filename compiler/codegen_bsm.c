@@ -227,6 +227,15 @@ int cg_bsm_byte_run(GenFun *gf, int from)
     return n;
 }
 
+Expr *cg_bsm_var_byte(GenFun *gf, int i)
+{
+    Expr *p = gf->clauses[i]->patterns[gf->state_arg];
+    if (p->nfields == 0) return NULL;
+    Field *fd = &p->fields[0];
+    if (fd->ntypes || fd->size || fd->value->kind != E_VAR) return NULL;
+    return fd->value;
+}
+
 int cg_bsm_run_byte(GenFun *gf, int i)
 {
     return first_byte(gf->clauses[i]->patterns[gf->state_arg]);
