@@ -1023,14 +1023,26 @@ L_bs_get_tail: {
     goto L_bs_get;
 }
 L_bs_get_utf8: {
+    /* one, two and three-byte characters from a byte boundary; anything
+     * else (four bytes, and every malformed sequence, which must fail as
+     * binary.c's utf8_decode decides) through the call */
     Term *m = boxed_ptr(XREG(pc[2]));
-    UWord left = m[SB_BITS], pos = m[SB_OFFS];
+    UWord left = m[SB_BITS], pos = m[SB_OFFS], n = 0, cp = 0;
     if (pos % 8 == 0 && left >= 8) {
-        unsigned c = bin_orig_data(m[SB_ORIG])[pos / 8];
-        if (c < 0x80) {
-            m[SB_OFFS] = pos + 8;
-            m[SB_BITS] = left - 8;
-            DST(pc[5]) = make_small((SWord)c);
+        const unsigned char *s = bin_orig_data(m[SB_ORIG]) + pos / 8;
+        if (s[0] < 0x80) {
+            n = 8; cp = s[0];
+        } else if ((s[0] & 0xE0) == 0xC0 && left >= 16 && (s[1] & 0xC0) == 0x80) {
+            cp = (UWord)(s[0] & 0x1F) << 6 | (s[1] & 0x3F);
+            if (cp >= 0x80) n = 16;                          /* not overlong */
+        } else if ((s[0] & 0xF0) == 0xE0 && left >= 24 && (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80) {
+            cp = (UWord)(s[0] & 0x0F) << 12 | (UWord)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
+            if (cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF)) n = 24;   /* no surrogates */
+        }
+        if (n) {
+            m[SB_OFFS] = pos + n;
+            m[SB_BITS] = left - n;
+            DST(pc[5]) = make_small((SWord)cp);
             DISPATCH(6);
         }
     }
