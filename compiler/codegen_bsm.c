@@ -70,14 +70,17 @@ int cg_state_arg(Gen *g, GenFun *gf)
 
 /* ---- which tails are handed on ------------------------------------------ */
 
-typedef struct Uses { const char **names; int *count; int n, cap; } Uses;
+/* A head's tail variables: how often each is used in the guard and body,
+ * and how many of those uses are a state argument of a call that runs once */
+typedef struct Tail { const char *name; int uses, calls; } Tail;
+typedef struct Uses { Tail *t; int n, cap; } Uses;
 
 static void count_use(void *ctx, const char *name, int weak)
 {
     (void)weak;
     Uses *u = ctx;
     for (int i = 0; i < u->n; i++)
-        if (u->names[i] == name) { u->count[i]++; return; }
+        if (u->t[i].name == name) { u->t[i].uses++; return; }
 }
 
 /* The names bound to a binary pattern's tail anywhere in p. */
@@ -89,14 +92,8 @@ static void head_tails(Expr *p, Uses *u)
         if (p->nfields > 0 && is_tail_var(&p->fields[p->nfields - 1])) {
             const char *v = p->fields[p->nfields - 1].value->name;
             if (v[0] == '_') return;                /* _ and _Rest: nothing to hand on */
-            if (u->n == u->cap) {
-                int cap = u->cap ? 2 * u->cap : 4;
-                const char **nn = GC_MALLOC(sizeof *nn * (size_t)cap);
-                int *nc = GC_MALLOC_ATOMIC(sizeof *nc * (size_t)cap);
-                if (u->n) { memcpy(nn, u->names, sizeof *nn * (size_t)u->n); memcpy(nc, u->count, sizeof *nc * (size_t)u->n); }
-                u->names = nn; u->count = nc; u->cap = cap;
-            }
-            u->names[u->n] = v; u->count[u->n++] = 0;
+            GROW(u->t, u->n, u->cap);
+            u->t[u->n++] = (Tail){ v, 0, 0 };
         }
         return;
     case E_CONS: case E_MATCH: head_tails(p->a, u); head_tails(p->b, u); return;
@@ -108,8 +105,8 @@ static void head_tails(Expr *p, Uses *u)
 
 /* Local calls in e that run at most once each time e does: fun bodies and
  * the repeated parts of comprehensions are not walked. For each, a tail
- * name at the callee's state position is marked (count -1000: one use, and
- * that one this). */
+ * name at the callee's state position counts a call: a tail whose one use
+ * is such a call is handed on. */
 static void mark_calls(Fn *f, Expr *e, Uses *u);
 
 static void mark_body(Fn *f, Expr **es, int n, Uses *u)
@@ -132,7 +129,7 @@ static void mark_calls(Fn *f, Expr *e, Uses *u)
             int sa = callee ? cg_state_arg(f->g, callee) : -1;
             if (sa >= 0 && sa < e->n && e->elems[sa]->kind == E_VAR)
                 for (int i = 0; i < u->n; i++)
-                    if (u->names[i] == e->elems[sa]->name) u->count[i] -= 1000;
+                    if (u->t[i].name == e->elems[sa]->name) u->t[i].calls++;
         }
         if (e->mod) mark_calls(f, e->mod, u);
         if (e->fun) mark_calls(f, e->fun, u);
@@ -182,7 +179,7 @@ void cg_bsm_clause(Fn *f, Clause *c)
     mark_body(f, c->body, c->nbody, &u);
     f->donate = GC_MALLOC(sizeof *f->donate * (size_t)u.n);
     for (int i = 0; i < u.n; i++)
-        if (u.count[i] == 1 - 1000) f->donate[f->ndonate++] = u.names[i];
+        if (u.t[i].uses == 1 && u.t[i].calls == 1) f->donate[f->ndonate++] = u.t[i].name;
 }
 
 int cg_bsm_donated(Fn *f, const char *name)

@@ -146,7 +146,6 @@ void binary_release_all(Process *p)
 
 /* ---- making and reading binaries ---------------------------------------- */
 
-
 const unsigned char *bin_bytes(Term t, size_t *size)
 {
     Term *o = boxed_ptr(t);
@@ -176,20 +175,10 @@ size_t bin_bit_size(Term t)
 /* The high `bits` bits (1..7) of byte c, as a number. */
 static unsigned tail_value(unsigned char c, size_t bits) { return (unsigned)c >> (8 - bits); }
 
-/* A ProcBin on p's heap for the first n bytes of b, on p's MSO list, which
- * counts `fresh` bytes more (an append's new ProcBin adds only what it
- * wrote: the bytes before are counted already). b's reference count must
- * count the new ProcBin already. */
+/* A ProcBin on p's heap (proc_bin_at, binary.h). */
 static Term proc_bin_new(Process *p, Binary *b, size_t n, size_t fresh)
 {
-    Term *hp = heap_alloc(p, PROC_BIN_WORDS);
-    hp[0] = make_header(PROC_BIN_WORDS - 1, BOXED_REFC_BIN);
-    hp[PB_SIZE] = n;
-    hp[PB_VAL] = (Term)b;
-    hp[PB_NEXT] = (Term)p->mso;
-    p->mso = hp;
-    p->bin_vheap += fresh;
-    return make_boxed(hp);
+    return proc_bin_at(p, heap_alloc(p, PROC_BIN_WORDS), b, n, fresh);
 }
 
 Term bin_new(Process *p, size_t n, unsigned char **data)
@@ -229,12 +218,7 @@ Term bin_from_bytes(Process *p, const void *src, size_t n)
 
 static Term make_sub(Process *p, Term orig, size_t off, size_t bits)
 {
-    Term *hp = heap_alloc(p, SUB_BIN_WORDS);
-    hp[0] = make_header(SUB_BIN_WORDS - 1, BOXED_SUB_BIN);
-    hp[SB_BITS] = (Term)bits;
-    hp[SB_OFFS] = (Term)off;
-    hp[SB_ORIG] = orig;
-    return make_boxed(hp);
+    return sub_bin_at(heap_alloc(p, SUB_BIN_WORDS), orig, off, bits);
 }
 
 Term bits_new(Process *p, size_t bits, unsigned char **data)
@@ -620,8 +604,7 @@ static Term bs_append(Process *p, const Term *ops, size_t n, size_t total_bits,
         pb = boxed_ptr(pb[SB_ORIG]);            /* bits from the start of a buffer */
     if (header_subtag(pb[0]) == BOXED_REFC_BIN) {
         Binary *b = (Binary *)pb[PB_VAL];
-        if (have == b->used_bits && need <= b->size &&
-            !atomic_load_explicit(&b->frozen, memory_order_relaxed)) {
+        if (bin_can_append(b, have, need)) {
             put_segments(b->data, have, ops, 3, n, sizes);
             b->used_bits = total_bits;
             if (s0 & BS_PRIVATE) {

@@ -78,6 +78,42 @@ static inline unsigned char *bin_orig_data(Term orig)
     return ((Binary *)o[PB_VAL])->data;
 }
 
+/* Objects written at hp, words the caller has taken on p's heap (binary.c
+ * with heap_alloc, the emulator's inline paths after a heap check). A
+ * sub-binary: bits off..off+bits of orig (a HEAP_BIN or REFC_BIN). */
+static inline Term sub_bin_at(Term *hp, Term orig, size_t off, size_t bits)
+{
+    hp[0] = make_header(SUB_BIN_WORDS - 1, BOXED_SUB_BIN);
+    hp[SB_BITS] = (Term)bits;
+    hp[SB_OFFS] = (Term)off;
+    hp[SB_ORIG] = orig;
+    return make_boxed(hp);
+}
+
+/* A ProcBin for the first n bytes of b, put on p's MSO list, which counts
+ * `fresh` bytes more (an append's new ProcBin adds only what it wrote: the
+ * bytes before are counted already). b's reference count must count the
+ * new ProcBin already. */
+static inline Term proc_bin_at(Process *p, Term *hp, Binary *b, size_t n, size_t fresh)
+{
+    hp[0] = make_header(PROC_BIN_WORDS - 1, BOXED_REFC_BIN);
+    hp[PB_SIZE] = n;
+    hp[PB_VAL] = (Term)b;
+    hp[PB_NEXT] = (Term)p->mso;
+    p->mso = hp;
+    p->bin_vheap += fresh;
+    return make_boxed(hp);
+}
+
+/* A holder of the first have_bits bits of b may have more written after
+ * them, in place, up to need bytes in all: nothing was written past it,
+ * there is room, and no copy of b was ever made (Binary, above). */
+static inline int bin_can_append(Binary *b, size_t have_bits, size_t need)
+{
+    return have_bits == b->used_bits && need <= b->size &&
+           !atomic_load_explicit(&b->frozen, memory_order_relaxed);
+}
+
 /* A bitstring: any binary, of whole bytes or not. */
 static inline int is_bitstring(Term t)
 {

@@ -141,12 +141,15 @@ static Term build_trace(Process *p, const Instr *pc, const Instr *cp, Term top) 
     return l;
 }
 
-/* The handler an exception unwinds to is a `catch` (not a try, and not the
- * end of the process). */
-static int caught_by_catch(const Process *p) {
-    for (const Term *s = p->stop; s < p->hend; s++)
-        if (is_catch(*s)) return *catch_val(*s) == (Instr)handler_table[OP_catch_end];
-    return 0;
+/* The newest catch marker on p's stack, and in *frame the frame it belongs
+ * to (whose CP word is the last before it); NULL when there is none. */
+static Term *newest_catch(Process *p, Term **frame) {
+    *frame = NULL;
+    for (Term *s = p->stop; s < p->hend; s++) {
+        if (is_cp(*s)) *frame = s;
+        else if (is_catch(*s)) return s;
+    }
+    return NULL;
 }
 
 /* Two numbers as doubles for a float operation: both floats, or a float
@@ -201,6 +204,7 @@ RunResult emulator_run(Process *p) {
     Term top_frame = THE_NON_VALUE;  /* extra first trace entry for raise */
     int wait_live = 0;               /* x registers a wait keeps */
     Term bif_args[8];                /* a bif instruction's arguments */
+    Term *marker, *frame;            /* the catch an exception goes to, its frame */
     double fr[MAX_FREG];             /* float registers: dead across calls and
                                         receives, so never saved (opcodes.h) */
 
@@ -934,8 +938,7 @@ L_bs_append_int: {
         Term *pb = boxed_ptr(acc);
         Binary *b = (Binary *)pb[PB_VAL];
         UWord have = pb[PB_SIZE];
-        if (have * 8 == b->used_bits && have + nb <= b->size &&
-            !atomic_load_explicit(&b->frozen, memory_order_relaxed)) {
+        if (bin_can_append(b, have * 8, have + nb)) {
             UWord u = (UWord)small_val(v);
             unsigned char *d = b->data + have;
             if (s1 & BS_LITTLE)
@@ -943,20 +946,15 @@ L_bs_append_int: {
             else
                 for (UWord k = nb; k-- > 0; u >>= 8) d[k] = (unsigned char)u;
             b->used_bits = (have + nb) * 8;
-            p->bin_vheap += nb;
             if (s0 & BS_PRIVATE) {
+                p->bin_vheap += nb;
                 pb[PB_SIZE] = have + nb;
                 DST(pc[3]) = acc;
             } else {
                 atomic_fetch_add_explicit(&b->refc, 1, memory_order_relaxed);
                 Term *hp = p->htop;
                 p->htop = hp + PROC_BIN_WORDS;
-                hp[0] = make_header(PROC_BIN_WORDS - 1, BOXED_REFC_BIN);
-                hp[PB_SIZE] = have + nb;
-                hp[PB_VAL] = (Term)b;
-                hp[PB_NEXT] = (Term)p->mso;
-                p->mso = hp;
-                DST(pc[3]) = make_boxed(hp);
+                DST(pc[3]) = proc_bin_at(p, hp, b, have + nb, nb);
             }
             DISPATCH(5 + 6);
         }
@@ -980,11 +978,7 @@ L_bs_start_match: {
     else bits = o[PB_SIZE] * 8;
     Term *hp = p->htop;
     p->htop = hp + SUB_BIN_WORDS;
-    hp[0] = make_header(SUB_BIN_WORDS - 1, BOXED_SUB_BIN);
-    hp[SB_BITS] = bits;
-    hp[SB_OFFS] = offs;
-    hp[SB_ORIG] = orig;
-    DST(pc[3]) = make_boxed(hp);
+    DST(pc[3]) = sub_bin_at(hp, orig, offs, bits);
     DISPATCH(5);
 }
 L_bs_get_int: {
@@ -1015,8 +1009,8 @@ L_bs_get_tail: {
     Term ms = XREG(pc[2]);
     const Term *m = boxed_ptr(ms);
     UWord unit = (UWord)small_val((Term)pc[3]) >> BS_UNIT_SHIFT;
-    if (m[SB_OFFS] % 8 == 0 && m[SB_BITS] / 8 > BIN_HEAP_LIMIT && (unit == 1 || unit == 8) &&
-        (unit == 1 || m[SB_BITS] % 8 == 0)) {
+    if (m[SB_OFFS] % 8 == 0 && m[SB_BITS] / 8 > BIN_HEAP_LIMIT &&
+        (unit == 1 || (unit == 8 && m[SB_BITS] % 8 == 0))) {
         DST(pc[5]) = ms;
         DISPATCH(6);
     }
@@ -1469,27 +1463,28 @@ raise:
     /* A throw that a `catch` takes (its value is the thrown term) has no
      * use for a trace, and building one (locating each frame's function
      * and line, a list of tuples) cost more than the rest of the throw */
-    p->exc_trace = p->exc_class == EXC_THROW && caught_by_catch(p) ? NIL
-                 : build_trace(p, pc, cp, top_frame);
+    marker = newest_catch(p, &frame);
+    p->exc_trace = p->exc_class == EXC_THROW && marker &&
+                   *catch_val(*marker) == (Instr)handler_table[OP_catch_end]
+                 ? NIL : build_trace(p, pc, cp, top_frame);
     top_frame = THE_NON_VALUE;
-unwind: {
-    Term *frame = NULL;
-    for (Term *s = p->stop; s < p->hend; s++) {
-        if (is_cp(*s)) frame = s;
-        else if (is_catch(*s)) {
-            p->stop = E = frame;
-            pc = catch_val(*s);
-            cp = cp_val(frame[0]);
-            x[0] = THE_NON_VALUE;
-            x[1] = exception_class_atom(p->exc_class);
-            x[2] = p->exc_reason;
-            x[3] = p->exc_trace;
-            NEXT();
-        }
-    }
+    if (marker) goto to_handler;
+    goto uncaught;
+unwind:
+    marker = newest_catch(p, &frame);
+    if (!marker) goto uncaught;
+to_handler:
+    p->stop = E = frame;
+    pc = catch_val(*marker);
+    cp = cp_val(frame[0]);
+    x[0] = THE_NON_VALUE;
+    x[1] = exception_class_atom(p->exc_class);
+    x[2] = p->exc_reason;
+    x[3] = p->exc_trace;
+    NEXT();
+uncaught:
     p->pc = pc;
     p->cp = cp;
     p->reds = reds;
     return RUN_EXCEPTION;
-}
 }

@@ -19,7 +19,6 @@
 #include "emulator.h"
 #include "literal.h"
 
-
 static UWord fun_uniq(const CodeModule *cm, int lambda) {
     UWord h = 1469598103934665603ULL ^ (UWord)cm->name;
     h = (h ^ (UWord)lambda) * 1099511628211ULL;
